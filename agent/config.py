@@ -1,0 +1,50 @@
+"""Settings the agent layer defines for itself; app/ fills them in and passes them down."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+EMBEDDED_MODEL_NAME = "SmolLM2-135M-Instruct"
+
+
+class ModelSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    backend: Literal["embedded", "openai"] = Field(
+        "embedded", description="embedded = in-process transformers; openai = a vLLM / OpenAI-compatible server"
+    )
+    name: str = EMBEDDED_MODEL_NAME
+    base_url: str | None = Field(None, description="e.g. http://127.0.0.1:8000/v1 (backend=openai)")
+    api_key: str = "EMPTY"
+    adapter: str | None = Field(None, description="LoRA adapter to request by name; None = base model")
+    max_batch: int = Field(8, ge=1, le=256, description="embedded engine: requests decoded together")
+    threads: int | None = Field(None, ge=1, description="torch threads for the embedded engine (default: cores)")
+    request_timeout_s: float = Field(600.0, gt=0)
+    max_retries: int = Field(4, ge=0, le=20)
+    temperature: float = Field(0.0, ge=0.0, le=5.0, description="sampling temperature for answering runs")
+    max_tokens: int = Field(384, ge=16, le=32768, description="completion cap per LLM call")
+
+
+class BudgetSettings(BaseModel):
+    """Hard limits on one research run; hitting one ends the run early and the report says so."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    max_plan_steps: int = Field(3, ge=1, le=20)
+    max_rounds: int = Field(2, ge=1, le=20, description="coordinator rounds (dispatch → collect → decide)")
+    max_executor_turns: int = Field(2, ge=1, le=20, description="tool calls one executor may make for a step")
+    max_tool_calls: int = Field(16, ge=1)
+    max_llm_tokens: int = Field(60_000, ge=100, description="prompt + completion tokens over the whole run")
+    max_wall_s: float = Field(600.0, gt=0)
+    loop_window: int = Field(2, ge=1, description="rounds with no new evidence before the run is stopped")
+
+
+class AgentSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    budget: BudgetSettings = Field(default_factory=BudgetSettings)
+    auto_approve: bool = Field(True, description="skip the plan approval pause")
+    max_sources_in_prompt: int = Field(6, ge=1, le=50)
+    evidence_chars: int = Field(600, ge=100, le=20_000, description="characters of a source shown to the model")

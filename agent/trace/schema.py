@@ -1,0 +1,60 @@
+"""Trace store schema and its migrations. `PRAGMA user_version` holds the applied version."""
+
+from __future__ import annotations
+
+import sqlite3
+
+# Each entry moves the schema from version i to i + 1. Append only; never edit a shipped step.
+MIGRATIONS: list[str] = [
+    # 1: runs and their append-only events
+    """
+    CREATE TABLE runs (
+        id TEXT PRIMARY KEY,
+        question TEXT NOT NULL,
+        settings TEXT NOT NULL,          -- JSON: the settings the run used
+        tags TEXT NOT NULL DEFAULT '{}', -- JSON: e.g. {"eval_id": ..., "train_round": ...}
+        status TEXT NOT NULL DEFAULT 'running',
+        created_at REAL NOT NULL,
+        finished_at REAL,
+        answer TEXT,
+        report TEXT,
+        citations TEXT NOT NULL DEFAULT '[]',
+        usage TEXT NOT NULL DEFAULT '{}'
+    );
+    CREATE INDEX runs_created ON runs(created_at);
+    CREATE TABLE events (
+        run_id TEXT NOT NULL REFERENCES runs(id),
+        seq INTEGER NOT NULL,
+        kind TEXT NOT NULL,              -- llm | tool | plan | finding | budget | error | final | feedback | ...
+        ts REAL NOT NULL,
+        payload TEXT NOT NULL,           -- JSON
+        PRIMARY KEY (run_id, seq)
+    );
+    CREATE INDEX events_kind ON events(kind);
+    """,
+    # 2: feedback as its own table (a run can be rated more than once, long after it finished)
+    """
+    CREATE TABLE feedback (
+        run_id TEXT NOT NULL REFERENCES runs(id),
+        ts REAL NOT NULL,
+        score REAL NOT NULL,
+        comment TEXT
+    );
+    CREATE INDEX feedback_run ON feedback(run_id);
+    CREATE INDEX feedback_ts ON feedback(ts);
+    """,
+]
+
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def migrate(conn: sqlite3.Connection) -> int:
+    """Apply pending migrations in one transaction each; return the resulting version."""
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    if version > SCHEMA_VERSION:
+        raise RuntimeError(
+            f"trace store schema v{version} is newer than this deepresearch (v{SCHEMA_VERSION}); upgrade it"
+        )
+    for target in range(version + 1, SCHEMA_VERSION + 1):
+        conn.executescript(f"BEGIN;\n{MIGRATIONS[target - 1]}\nPRAGMA user_version = {target};\nCOMMIT;")
+    return SCHEMA_VERSION

@@ -1,0 +1,198 @@
+"""Append-only, crash-safe log of every run: SQLite in WAL mode, one commit per event.
+
+A `kill -9` mid-run loses at most the event being written: every `log_*` call commits before
+it returns. Readers (the CLI, the trainer, evals) may open the same file concurrently.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from deepresearch.agent.model.types import Completion
+from deepresearch.tools.base import ToolOutcome
+
+from .records import RunRecord, TraceEvent
+from .schema import migrate
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _dt(ts: float | None) -> datetime | None:
+    return datetime.fromtimestamp(ts, tz=UTC) if ts is not None else None
+
+
+class RunNotFound(KeyError):
+    def __init__(self, run_id: str):
+        super().__init__(run_id)
+        self.run_id = run_id
+
+    def __str__(self) -> str:
+        return f"no run with id '{self.run_id}'"
+
+
+class TraceStore:
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        # autocommit (isolation_level=None): each statement is its own durable transaction.
+        self._conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=30)
+        self._conn.execute("PRAGMA journal_mode=WAL")
+        self._conn.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL survives process kills
+        self._conn.execute("PRAGMA foreign_keys=ON")
+        self._lock = threading.Lock()
+        with self._lock:
+            migrate(self._conn)
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    # --- writing --------------------------------------------------------------------------
+    def start_run(
+        self, question: str, settings: dict[str, Any], tags: dict[str, Any] | None = None,
+        run_id: str | None = None,
+    ) -> str:
+        run_id = run_id or uuid.uuid4().hex[:12]
+        with self._lock:
+            self._conn.execute(
+                "INSERT INTO runs (id, question, settings, tags, created_at) VALUES (?, ?, ?, ?, ?)",
+                (run_id, question, _dumps(settings), _dumps(tags or {}), time.time()),
+            )
+        return run_id
+
+    def log_event(self, run_id: str, kind: str, payload: dict[str, Any]) -> int:
+        """Append one event and commit it; returns its sequence number within the run."""
+        with self._lock:
+            # The INSERT ... SELECT picks the next seq atomically inside one statement.
+            cur = self._conn.execute(
+                "INSERT INTO events (run_id, seq, kind, ts, payload) "
+                "SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ? FROM events WHERE run_id = ? "
+                "RETURNING seq",
+                (run_id, kind, time.time(), _dumps(payload), run_id),
+            )
+            return int(cur.fetchone()[0])
+
+    def log_llm_call(
+        self, run_id: str, role: str, messages: list[dict[str, Any]], completion: Completion,
+        prompt_version: str | None = None, step: str | None = None,
+    ) -> int:
+        payload = completion.model_dump(mode="json")
+        payload.update(role=role, messages=messages, prompt_version=prompt_version, step=step)
+        return self.log_event(run_id, "llm", payload)
+
+    def log_tool_call(self, run_id: str, outcome: ToolOutcome, step: str | None = None) -> int:
+        payload = outcome.model_dump(mode="json")
+        payload["step"] = step
+        return self.log_event(run_id, "tool", payload)
+
+    def finish_run(
+        self, run_id: str, status: str, answer: str | None, report: str | None,
+        citations: list[dict[str, Any]], usage: dict[str, Any],
+    ) -> None:
+        with self._lock:
+            cur = self._conn.execute(
+                "UPDATE runs SET status=?, finished_at=?, answer=?, report=?, citations=?, usage=? WHERE id=?",
+                (status, time.time(), answer, report, _dumps(citations), _dumps(usage), run_id),
+            )
+        if cur.rowcount == 0:
+            raise RunNotFound(run_id)
+        self.log_event(run_id, "final", {"status": status, "answer": answer, "citations": citations})
+
+    def add_feedback(self, run_id: str, score: float, comment: str | None = None) -> None:
+        self._require(run_id)
+        with self._lock:
+            self._conn.execute(
+                "INSERT INTO feedback (run_id, ts, score, comment) VALUES (?, ?, ?, ?)",
+                (run_id, time.time(), float(score), comment),
+            )
+        self.log_event(run_id, "feedback", {"score": score, "comment": comment})
+
+    def set_status(self, run_id: str, status: str) -> None:
+        with self._lock:
+            self._conn.execute("UPDATE runs SET status=? WHERE id=?", (status, run_id))
+
+    # --- reading --------------------------------------------------------------------------
+    def _require(self, run_id: str) -> None:
+        with self._lock:
+            if self._conn.execute("SELECT 1 FROM runs WHERE id=?", (run_id,)).fetchone() is None:
+                raise RunNotFound(run_id)
+
+    def _record(self, row: tuple) -> RunRecord:
+        (rid, question, settings, tags, status, created, finished, answer, report, citations, usage) = row
+        with self._lock:
+            fb = self._conn.execute(
+                "SELECT ts, score, comment FROM feedback WHERE run_id=? ORDER BY ts", (rid,)
+            ).fetchall()
+        return RunRecord(
+            id=rid, question=question, status=status, created_at=_dt(created), finished_at=_dt(finished),
+            settings=json.loads(settings), tags=json.loads(tags), answer=answer, report=report,
+            citations=json.loads(citations), usage=json.loads(usage),
+            feedback=[{"ts": ts, "score": s, "comment": c} for ts, s, c in fb],
+        )
+
+    _COLUMNS = "id, question, settings, tags, status, created_at, finished_at, answer, report, citations, usage"
+
+    def get_run(self, run_id: str) -> RunRecord:
+        with self._lock:
+            row = self._conn.execute(f"SELECT {self._COLUMNS} FROM runs WHERE id=?", (run_id,)).fetchone()
+        if row is None:
+            # Let a unique prefix stand for the id, as `git` does.
+            with self._lock:
+                rows = self._conn.execute(
+                    f"SELECT {self._COLUMNS} FROM runs WHERE id LIKE ? LIMIT 2", (run_id + "%",)
+                ).fetchall()
+            if len(rows) != 1:
+                raise RunNotFound(run_id)
+            row = rows[0]
+        return self._record(row)
+
+    def list_runs(
+        self, limit: int | None = 100, since: datetime | None = None, tags: dict[str, Any] | None = None,
+        status: str | None = None,
+    ) -> list[RunRecord]:
+        sql, args = f"SELECT {self._COLUMNS} FROM runs WHERE 1=1", []
+        if since is not None:
+            sql += " AND created_at >= ?"
+            args.append(since.timestamp())
+        if status is not None:
+            sql += " AND status = ?"
+            args.append(status)
+        for key, value in (tags or {}).items():
+            sql += " AND json_extract(tags, ?) = ?"
+            args += [f"$.{key}", value]
+        sql += " ORDER BY created_at DESC"
+        if limit is not None:
+            sql += " LIMIT ?"
+            args.append(limit)
+        with self._lock:
+            rows = self._conn.execute(sql, args).fetchall()
+        return [self._record(r) for r in rows]
+
+    def events(self, run_id: str, kind: str | None = None) -> list[TraceEvent]:
+        return list(self.iter_events(run_id, kind))
+
+    def iter_events(self, run_id: str, kind: str | None = None) -> Iterator[TraceEvent]:
+        sql, args = "SELECT seq, kind, ts, payload FROM events WHERE run_id=?", [run_id]
+        if kind:
+            sql += " AND kind=?"
+            args.append(kind)
+        with self._lock:
+            rows = self._conn.execute(sql + " ORDER BY seq", args).fetchall()
+        for seq, k, ts, payload in rows:
+            yield TraceEvent(seq=seq, kind=k, ts=ts, payload=json.loads(payload))
+
+    def feedback_since(self, since: datetime) -> list[tuple[str, float, str | None]]:
+        with self._lock:
+            return self._conn.execute(
+                "SELECT run_id, score, comment FROM feedback WHERE ts >= ? ORDER BY ts", (since.timestamp(),)
+            ).fetchall()

@@ -1,0 +1,131 @@
+"""`deepresearch runs list|show|export|feedback`: read the trace store."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import typer
+from deepresearch.agent.trace import export as trace_export
+from deepresearch.agent.trace.store import RunNotFound, TraceStore
+from rich.table import Table
+
+from ..console import fail, out
+from ..settings import get_settings
+
+runs_app = typer.Typer(help="Inspect, export and rate logged runs.", no_args_is_help=True)
+
+
+def _store() -> TraceStore:
+    return TraceStore(get_settings().paths.traces_db)
+
+
+def parse_since(value: str | None) -> datetime | None:
+    """'2026-11-01', '2026-11-01T12:00', or a relative '3d' / '12h' / '30m'."""
+    if value is None:
+        return None
+    units = {"d": "days", "h": "hours", "m": "minutes"}
+    if value[-1:] in units and value[:-1].isdigit():
+        return datetime.now(UTC) - timedelta(**{units[value[-1]]: int(value[:-1])})
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        raise fail(f"--since: '{value}' is not a date (2026-11-01) or an age (3d, 12h, 30m)") from None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+@runs_app.command("list")
+def list_runs(
+    limit: int = typer.Option(20, "--limit", "-n", min=1, help="newest N runs"),
+    since: str | None = typer.Option(None, help="only runs since a date or age (3d, 12h)"),
+    status: str | None = typer.Option(None, help="finished | budget_stop | loop_stop | error | running"),
+) -> None:
+    runs = _store().list_runs(limit=limit, since=parse_since(since), status=status)
+    if not runs:
+        out.print("no runs yet — try: deepresearch ask \"your question\"")
+        return
+    table = Table("id", "created", "status", "time", "tokens", "cites", "question")
+    for r in runs:
+        verified = sum(1 for c in r.citations if c.get("verified"))
+        table.add_row(
+            r.id, r.created_at.strftime("%Y-%m-%d %H:%M"), r.status,
+            f"{r.duration_s:.0f}s" if r.duration_s is not None else "-",
+            str(r.usage.get("llm_tokens", "-")), f"{verified}/{len(r.citations)}", r.question[:70],
+        )
+    out.print(table)
+
+
+@runs_app.command("show")
+def show(
+    run_id: str = typer.Argument(..., help="run id (a unique prefix is enough)"),
+    events: bool = typer.Option(False, "--events", help="list every logged event"),
+    as_json: bool = typer.Option(False, "--json", help="print the run as JSON"),
+) -> None:
+    store = _store()
+    try:
+        run = store.get_run(run_id)
+    except RunNotFound as exc:
+        raise fail(str(exc)) from None
+    if as_json:
+        out.print_json(trace_export.collect(store, [run.id])[0].model_dump_json())
+        return
+    out.print(f"[bold]{run.question}[/]\nrun {run.id} · {run.status} · {run.created_at:%Y-%m-%d %H:%M:%S}")
+    out.print(f"usage: {json.dumps(run.usage)}")
+    if run.report:
+        out.print(run.report, markup=False)
+    for fb in run.feedback:
+        out.print(f"feedback: {fb['score']} {fb.get('comment') or ''}")
+    if events:
+        for ev in store.events(run.id):
+            out.print(f"{ev.seq:4d} {ev.kind:8s} {_event_summary(ev.kind, ev.payload)}", markup=False)
+
+
+def _event_summary(kind: str, p: dict) -> str:
+    if kind == "llm":
+        return f"{p.get('role')} {len(p.get('prompt_token_ids', []))}+{len(p.get('completion_token_ids', []))} tok"
+    if kind == "tool":
+        status = f"ERROR {p['error']}" if p.get("error") else "ok"
+        return f"{p.get('tool')} {json.dumps(p.get('input'))[:80]} {status}"
+    return json.dumps(p)[:120]
+
+
+@runs_app.command("export")
+def export(
+    path: Path = typer.Argument(..., help="output file: .jsonl or .parquet"),
+    run_ids: list[str] = typer.Option([], "--run", help="run id to export (repeatable; default all)"),
+    since: str | None = typer.Option(None, help="only runs since a date or age (3d, 12h)"),
+) -> None:
+    suffix = path.suffix.lower()
+    if suffix not in (".jsonl", ".parquet"):
+        raise fail(f"{path}: export format must be .jsonl or .parquet")
+    if not path.parent.exists():
+        raise fail(f"{path.parent}: directory does not exist")
+    store = _store()
+    ids = run_ids or [r.id for r in store.list_runs(limit=None, since=parse_since(since))]
+    try:
+        runs = trace_export.collect(store, ids)
+    except RunNotFound as exc:
+        raise fail(str(exc)) from None
+    writer = trace_export.write_jsonl if suffix == ".jsonl" else trace_export.write_parquet
+    n = writer(runs, path)
+    out.print(f"exported {n} run(s) to {path}")
+
+
+@runs_app.command("feedback")
+def feedback(
+    run_id: str = typer.Argument(..., help="run id (a unique prefix is enough)"),
+    score: float = typer.Option(..., "--score", min=-1.0, max=1.0, help="-1 (bad) … 1 (good)"),
+    comment: str | None = typer.Option(None, "--comment"),
+) -> None:
+    store = _store()
+    try:
+        run = store.get_run(run_id)
+        store.add_feedback(run.id, score, comment)
+    except RunNotFound as exc:
+        raise fail(str(exc)) from None
+    out.print(f"feedback recorded for run {run.id}; `deepresearch train --from-runs` will use it")
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(runs_app, name="runs")

@@ -1,0 +1,169 @@
+"""One settings model for the whole app, composed from the models each layer defines for itself.
+
+Precedence, lowest first: defaults < TOML file (~/.config/deepresearch/config.toml or --config)
+< DEEPRESEARCH_* environment (nested with "__", e.g. DEEPRESEARCH_MODEL__BASE_URL) < CLI flags.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from contextvars import ContextVar
+from pathlib import Path
+from typing import Any
+
+from deepresearch.agent.config import AgentSettings, ModelSettings
+from deepresearch.tools.config import ToolSettings
+from pydantic import BaseModel, Field, ValidationError, model_validator
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+ENV_PREFIX = "DEEPRESEARCH_"
+
+
+def _xdg(var: str, fallback: str) -> Path:
+    return Path(os.environ.get(var) or Path.home() / fallback) / "deepresearch"
+
+
+def default_config_path() -> Path:
+    return _xdg("XDG_CONFIG_HOME", ".config") / "config.toml"
+
+
+class SettingsError(ValueError):
+    """A bad setting; the message is one line naming the key and where it came from."""
+
+
+class Paths(BaseModel):
+    """Where things live under the data directory."""
+
+    data_dir: Path
+    cache_dir: Path
+
+    @property
+    def traces_db(self) -> Path:
+        return self.data_dir / "traces.db"
+
+    @property
+    def checkpoints_db(self) -> Path:
+        return self.data_dir / "checkpoints.db"
+
+    @property
+    def indexes(self) -> Path:
+        return self.data_dir / "indexes"
+
+    @property
+    def adapters(self) -> Path:
+        return self.data_dir / "adapters"
+
+    @property
+    def memory(self) -> Path:
+        return self.data_dir / "memory"
+
+
+_config_file: ContextVar[Path | None] = ContextVar("deepresearch_config_file", default=None)
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix=ENV_PREFIX, env_nested_delimiter="__", extra="forbid", validate_default=True
+    )
+
+    data_dir: Path = Field(default_factory=lambda: _xdg("XDG_DATA_HOME", ".local/share"))
+    cache_dir: Path = Field(default_factory=lambda: _xdg("XDG_CACHE_HOME", ".cache"))
+    index: str = Field("demo", description="local index used by search when none is named")
+    model: ModelSettings = Field(default_factory=ModelSettings)
+    agent: AgentSettings = Field(default_factory=AgentSettings)
+    tools: ToolSettings = Field(default_factory=ToolSettings)
+
+    @model_validator(mode="after")
+    def _fill_lower_layers(self) -> Settings:
+        # Lower layers get the paths they need from here rather than reaching up for them.
+        self.tools.data_dir = self.data_dir
+        return self
+
+    @property
+    def paths(self) -> Paths:
+        return Paths(data_dir=self.data_dir, cache_dir=self.cache_dir)
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        path = _config_file.get()
+        toml = TomlConfigSettingsSource(settings_cls, toml_file=path) if path else None
+        return tuple(s for s in (init_settings, env_settings, toml) if s is not None)
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(path.read_text())
+    except tomllib.TOMLDecodeError as exc:
+        raise SettingsError(f"{path}: not valid TOML: {exc}") from None
+    except OSError as exc:
+        raise SettingsError(f"{path}: cannot read config file: {exc.strerror}") from None
+
+
+def _has_key(data: dict[str, Any], loc: tuple[str, ...]) -> bool:
+    for part in loc:
+        if not isinstance(data, dict) or part not in data:
+            return False
+        data = data[part]
+    return True
+
+
+def _origin(loc: tuple[str, ...], overrides: dict[str, Any], toml: dict[str, Any], path: Path | None) -> str:
+    """Name where a bad value came from, in precedence order."""
+    if _has_key(overrides, loc):
+        return "command-line flag"
+    env_name = ENV_PREFIX + "__".join(loc).upper()
+    if env_name in os.environ:
+        return f"environment variable {env_name}"
+    if path and _has_key(toml, loc):
+        return f"config file {path}"
+    return "defaults"
+
+
+def load_settings(config: Path | None = None, **overrides: Any) -> Settings:
+    """Build settings from every source. Raises SettingsError with one clear line."""
+    explicit = config or (Path(os.environ[ENV_PREFIX + "CONFIG"]) if os.environ.get(ENV_PREFIX + "CONFIG") else None)
+    if explicit is not None and not explicit.is_file():
+        raise SettingsError(f"config file not found: {explicit}")
+    path = explicit or (default_config_path() if default_config_path().is_file() else None)
+    toml = _read_toml(path) if path else {}
+    token = _config_file.set(path)
+    try:
+        return Settings(**overrides)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = tuple(str(p) for p in err["loc"])
+        key = ".".join(loc)
+        where = _origin(loc, overrides, toml, path)
+        reason = "unknown setting" if err["type"] == "extra_forbidden" else err["msg"]
+        raise SettingsError(f"bad setting '{key}' ({where}): {reason}") from None
+    finally:
+        _config_file.reset(token)
+
+
+_current: Settings | None = None
+
+
+def set_settings(settings: Settings) -> None:
+    global _current
+    _current = settings
+
+
+def get_settings() -> Settings:
+    """The settings the CLI loaded for this process (loaded from defaults/env/file if none yet)."""
+    global _current
+    if _current is None:
+        _current = load_settings()
+    return _current

@@ -1,0 +1,3 @@
+from deepresearch.app.cli import main
+
+main()
