@@ -35,7 +35,7 @@ class BudgetSettings(BaseModel):
     max_plan_steps: int = Field(3, ge=1, le=20)
     max_rounds: int = Field(2, ge=1, le=20, description="coordinator rounds (dispatch → collect → decide)")
     max_executor_turns: int = Field(2, ge=1, le=20, description="tool calls one executor may make for a step")
-    max_tool_calls: int = Field(16, ge=1)
+    max_tool_calls: int = Field(24, ge=1)
     max_llm_tokens: int = Field(60_000, ge=100, description="prompt + completion tokens over the whole run")
     max_wall_s: float = Field(600.0, gt=0)
     loop_window: int = Field(2, ge=1, description="rounds with no new evidence before the run is stopped")

@@ -19,9 +19,8 @@ import random
 from collections.abc import Iterator
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
-
 from deepresearch.evals.metrics import is_yes_no
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 
 class DatasetError(ValueError):

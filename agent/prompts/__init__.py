@@ -1,0 +1,33 @@
+"""One prompt file per role. Each prompt's version (a hash of its text) is recorded in the trace."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from string import Template
+
+
+@dataclass(frozen=True)
+class Prompt:
+    role: str
+    system: Template
+    user: Template
+    version: str
+
+    def messages(self, **values: object) -> list[dict[str, str]]:
+        text = {k: str(v) for k, v in values.items()}
+        return [
+            {"role": "system", "content": self.system.safe_substitute(text)},
+            {"role": "user", "content": self.user.substitute(text)},
+        ]
+
+
+@cache
+def load_prompt(role: str) -> Prompt:
+    """Prompt files hold a system part and a user template, split by a line '---'."""
+    text = resources.files(__package__).joinpath(f"{role}.md").read_text(encoding="utf-8")
+    system, _, user = text.partition("\n---\n")
+    version = f"{role}@{hashlib.sha1(text.encode()).hexdigest()[:8]}"
+    return Prompt(role=role, system=Template(system.strip()), user=Template(user.strip()), version=version)

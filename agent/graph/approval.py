@@ -1,0 +1,51 @@
+"""Plan approval: the run pauses (LangGraph `interrupt`) until the user accepts, edits or rejects the plan."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from langgraph.runtime import Runtime
+from langgraph.types import Command, interrupt
+
+from .context import ResearchContext
+from .state import PlanStep, ResearchState
+
+
+class PlanDecision(dict):
+    """{"action": "accept"} | {"action": "edit", "steps": [{goal, tool, query, done_when?}]} | {"action": "reject"}"""
+
+
+def apply_edit(pending: list[PlanStep], edited: list[dict[str, Any]], tools: list[str]) -> list[PlanStep]:
+    first_id = min((s["id"] for s in pending), default=1)
+    steps = []
+    for i, raw in enumerate(edited):
+        tool = raw.get("tool", "search")
+        if tool not in tools:
+            raise ValueError(f"step {i + 1}: unknown tool '{tool}' (choose from {', '.join(tools)})")
+        if not str(raw.get("query", "")).strip():
+            raise ValueError(f"step {i + 1}: empty query")
+        steps.append(PlanStep(id=first_id + i, goal=str(raw.get("goal") or raw["query"]), tool=tool,
+                              query=str(raw["query"]), done_when=str(raw.get("done_when", "")),
+                              status="pending", round=-1))
+    if not steps:
+        raise ValueError("an edited plan needs at least one step")
+    return steps
+
+
+async def approve_plan(state: ResearchState, runtime: Runtime[ResearchContext]) -> Command[
+    Literal["coordinator", "__end__"]
+]:
+    ctx = runtime.context
+    pending = [s for s in state.get("plan", []) if s["status"] == "pending"]
+    decision = interrupt({"plan": pending})
+    action = (decision or {}).get("action", "accept")
+    ctx.store.log_event(ctx.run_id, "plan_decision", {"decision": decision})
+    if action == "reject":
+        return Command(goto="__end__", update={"stop_reason": "rejected", "stop_detail": "plan rejected by the user"})
+    if action == "edit":
+        steps = apply_edit(pending, decision.get("steps", []), ctx.toolbox.names())
+        # Drop the old pending steps (same ids are replaced; extra old ids are skipped).
+        skipped = [{**s, "status": "skipped"} for s in pending if s["id"] >= steps[0]["id"] + len(steps)]
+        ctx.store.log_event(ctx.run_id, "plan", {"steps": steps, "edited": True})
+        return Command(goto="coordinator", update={"plan": steps + skipped})
+    return Command(goto="coordinator")

@@ -1,0 +1,31 @@
+"""The graph: planner → (approve_plan) → coordinator ⇄ executors (parallel, via Send) → writer → memorize."""
+
+from __future__ import annotations
+
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.types import Checkpointer
+
+from .approval import approve_plan
+from .context import ResearchContext
+from .coordinator import coordinator
+from .executor import executor
+from .memorize import memorize
+from .planner import planner
+from .state import ResearchState
+from .writer import writer
+
+
+def build_graph(checkpointer: Checkpointer = None) -> CompiledStateGraph:
+    g = StateGraph(ResearchState, context_schema=ResearchContext)
+    g.add_node("planner", planner)
+    g.add_node("approve_plan", approve_plan)
+    g.add_node("coordinator", coordinator)
+    g.add_node("executor", executor)
+    g.add_node("writer", writer)
+    g.add_node("memorize", memorize)
+    g.add_edge(START, "planner")
+    g.add_edge("executor", "coordinator")  # fan-in: the coordinator runs once all of a round's executors end
+    g.add_edge("writer", "memorize")
+    g.add_edge("memorize", END)
+    return g.compile(checkpointer=checkpointer)

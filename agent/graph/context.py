@@ -1,0 +1,112 @@
+"""What every node needs besides the state: the model, the tools, the trace, the settings.
+
+Passed as LangGraph's run-time context, so the graph stays a pure function of its state.
+`ask_model` and `use_tool` are the only ways nodes reach the model and the tools: both log to
+the trace as the call happens.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from deepresearch.agent.config import AgentSettings
+from deepresearch.agent.model.base import ChatModel
+from deepresearch.agent.model.types import Completion, Sampling
+from deepresearch.agent.prompts import Prompt
+from deepresearch.agent.trace.store import TraceStore
+from deepresearch.tools.base import ToolOutcome
+from pydantic import BaseModel, ValidationError
+
+from .state import Usage
+
+if TYPE_CHECKING:
+    from deepresearch.tools.toolbox import Toolbox
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
+
+
+class MalformedOutput(RuntimeError):
+    """The model's reply did not parse or validate, even after one retry showing it the error."""
+
+
+@dataclass
+class ResearchContext:
+    model: ChatModel
+    toolbox: Toolbox
+    store: TraceStore
+    settings: AgentSettings
+    run_id: str
+    temperature: float = 0.0
+    max_tokens: int = 384
+    adapter: str | None = None
+    seed: int | None = None
+    _calls: int = field(default=0, repr=False)
+
+    def sampling(self, max_tokens: int | None = None) -> Sampling:
+        self._calls += 1
+        seed = None if self.seed is None else self.seed + self._calls  # distinct, reproducible per call
+        return Sampling(temperature=self.temperature, max_tokens=min(max_tokens or self.max_tokens, self.max_tokens),
+                        seed=seed)
+
+    async def ask_model(
+        self, prompt: Prompt, out_type: type[ModelT], schema: dict[str, Any], *, step: str | None = None,
+        max_tokens: int | None = None, **values: object,
+    ) -> tuple[ModelT, Usage]:
+        """One structured LLM call, logged; a malformed reply is retried once with the error shown."""
+        messages = prompt.messages(**values)
+        usage: Usage = {"llm_tokens": 0, "llm_calls": 0, "tool_calls": 0}
+        for attempt in range(2):
+            completion = await self.model.chat(messages, schema=schema, sampling=self.sampling(max_tokens),
+                                               adapter=self.adapter)
+            self.store.log_llm_call(self.run_id, prompt.role, messages, completion,
+                                    prompt_version=prompt.version, step=step)
+            usage["llm_tokens"] += len(completion.prompt_token_ids) + len(completion.completion_token_ids)
+            usage["llm_calls"] += 1
+            try:
+                return _parse(completion, out_type, schema), usage
+            except ValueError as exc:
+                error = str(exc)
+                self.store.log_event(self.run_id, "error", {"role": prompt.role, "step": step,
+                                                            "attempt": attempt + 1, "error": error})
+                messages = [*messages, {"role": "assistant", "content": completion.text},
+                            {"role": "user", "content": f"That reply was invalid: {error}. "
+                                                        "Reply again with JSON that matches the schema."}]
+        raise MalformedOutput(f"{prompt.role}: {error}")
+
+    async def use_tool(self, name: str, raw: dict[str, Any], *, step: str | None = None) -> ToolOutcome:
+        outcome = await self.toolbox.invoke(name, raw)
+        self.store.log_tool_call(self.run_id, outcome, step=step)
+        return outcome
+
+
+def _parse(completion: Completion, out_type: type[ModelT], schema: dict[str, Any]) -> ModelT:
+    value = completion.parsed
+    if value is None:
+        try:
+            value = json.loads(completion.text)
+        except json.JSONDecodeError as exc:
+            cut = " (reply cut at the token limit)" if completion.finish_reason == "length" else ""
+            raise ValueError(f"not valid JSON: {exc.msg} at char {exc.pos}{cut}") from None
+    try:
+        parsed = out_type.model_validate(value)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise ValueError(f"{'.'.join(map(str, first['loc'])) or 'reply'}: {first['msg']}") from None
+    _check_enums(value, schema)
+    return parsed
+
+
+def _check_enums(value: Any, schema: dict[str, Any], path: str = "") -> None:
+    """Enforce the schema's enums ourselves: a server may ignore the grammar (unknown tool, bad cite)."""
+    if "enum" in schema and value not in schema["enum"]:
+        shown = ", ".join(map(str, schema["enum"][:8]))
+        raise ValueError(f"{path or 'value'}: {str(value)[:60]!r} is not one of: {shown}")
+    if isinstance(value, dict):
+        for key, sub in schema.get("properties", {}).items():
+            if key in value:
+                _check_enums(value[key], sub, f"{path}.{key}" if path else key)
+    elif isinstance(value, list) and "items" in schema:
+        for i, item in enumerate(value):
+            _check_enums(item, schema["items"], f"{path}[{i}]")

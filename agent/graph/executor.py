@@ -1,0 +1,171 @@
+"""Executor: a bounded tool loop for one plan step, returning findings (claim + verbatim quote + source).
+
+Loop: make the planned call; read the new sources it surfaced (open + extract, in parallel); if no
+relevant evidence yet and turns remain, ask the model for the next call (or "done").
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from deepresearch.agent.prompts import load_prompt
+from langgraph.config import get_stream_writer
+from langgraph.runtime import Runtime
+
+from .budget import call_signature
+from .context import MalformedOutput, ResearchContext
+from .evidence import best_sentences, locate
+from .schemas import ExecutorAction, FindingOut, action_schema, finding_schema
+from .state import ExecutorTask, Finding, PlanStep, ToolCallRecord, Usage
+
+SOURCES_PER_CALL = 2  # sources read after each search
+QUOTE_OPTIONS = 8  # sentences of a source offered as quotes
+
+
+def tool_args(tool: str, value: str) -> dict[str, Any]:
+    """Executors speak in flat {tool, input}; each tool's input schema names its field."""
+    return {"search": {"query": value}, "open": {"url": value}, "python": {"code": value},
+            "recall": {"query": value}, "read_file": {"path": value}}.get(tool, {"input": value})
+
+
+def observe(tool: str, value: str, outcome: Any) -> str:
+    """A short text of what a call returned, for the executor's next decision."""
+    if not outcome.ok:
+        return f"{tool}({value!r}) failed: {outcome.error}"
+    out = outcome.output or {}
+    if tool == "search":
+        hits = out.get("hits", [])
+        lines = [f"  {h.get('title', '')} — {h.get('url', '')}" for h in hits[:5]]
+        return f"search({value!r}) → {len(hits)} results\n" + "\n".join(lines)
+    if tool == "python":
+        return f"python → exit {out.get('exit_code')}\n  stdout: {str(out.get('stdout', ''))[:300]}"
+    text = str(out.get("text") or out)[:300]
+    return f"{tool}({value!r}) →\n  <untrusted>{text}</untrusted>"
+
+
+class StepRun:
+    """Mutable bookkeeping of one executor run; turned into a state update at the end."""
+
+    def __init__(self, task: ExecutorTask, ctx: ResearchContext):
+        self.task, self.ctx, self.step = task, ctx, task["step"]
+        self.usage: Usage = {"llm_tokens": 0, "llm_calls": 0, "tool_calls": 0}
+        self.calls: list[ToolCallRecord] = []
+        self.findings: list[Finding] = []
+        self.observations: list[str] = []
+        self.errors: list[str] = []
+        self.read: set[str] = set()
+        self.emit = get_stream_writer()
+
+    def add_usage(self, u: Usage) -> None:
+        for k in self.usage:
+            self.usage[k] += u.get(k, 0)  # type: ignore[literal-required]
+
+    def over_budget(self) -> bool:
+        left = self.task["budget_left"]
+        return self.usage["llm_tokens"] >= left["llm_tokens"] or self.usage["tool_calls"] >= left["tool_calls"]
+
+    async def call(self, tool: str, value: str) -> Any | None:
+        sig = call_signature(tool, value)
+        if sig in self.task["seen_calls"] or sig in {f"{c['tool']}:{c['input']}" for c in self.calls}:
+            self.observations.append(f"{tool}({value!r}) was already made in this run; not repeated")
+            self.ctx.store.log_event(self.ctx.run_id, "loop", {"step": self.step["id"], "repeated": sig})
+            return None
+        if self.usage["tool_calls"] >= self.task["budget_left"]["tool_calls"]:
+            self.observations.append(f"{tool}({value!r}) not made: this step's tool-call budget is used up")
+            return None
+        self.emit({"event": "action", "step": self.step["id"], "tool": tool, "input": value})
+        outcome = await self.ctx.use_tool(tool, tool_args(tool, value), step=f"step-{self.step['id']}")
+        self.usage["tool_calls"] += 1
+        self.calls.append(ToolCallRecord(step_id=self.step["id"], tool=tool, input=sig.split(":", 1)[1],
+                                         ok=outcome.ok))
+        self.observations.append(observe(tool, value, outcome))
+        return outcome
+
+    def sources_from(self, tool: str, outcome: Any) -> list[dict[str, Any]]:
+        if outcome is None or not outcome.ok:
+            return []
+        out = outcome.output or {}
+        if tool == "search":
+            fresh = [h for h in out.get("hits", []) if h.get("url") and h["url"] not in self.read]
+            return fresh[:SOURCES_PER_CALL]
+        if tool in ("open", "read_file") and out.get("text"):
+            return [{"url": out.get("final_url") or out.get("url") or out.get("path"), "title": out.get("title", ""),
+                     "text": out["text"], "doc_id": out.get("doc_id")}]
+        return []
+
+    async def read_source(self, hit: dict[str, Any]) -> None:
+        """Get the source's full text (opening it if needed) and extract one finding from it."""
+        url = hit["url"]
+        self.read.add(url)
+        text = hit.get("text")
+        if text is None:
+            outcome = await self.call("open", url)
+            if outcome is None or not outcome.ok:
+                return
+            text = outcome.output.get("text", "")
+            hit = {**hit, "title": outcome.output.get("title") or hit.get("title", ""),
+                   "doc_id": hit.get("doc_id") or outcome.output.get("doc_id")}
+        options = best_sentences(text, f"{self.task['question']} {self.step['goal']}", QUOTE_OPTIONS)
+        if not options:
+            return
+        shown = text[: self.ctx.settings.evidence_chars]
+        try:
+            out, usage = await self.ctx.ask_model(
+                load_prompt("extractor"), FindingOut, finding_schema(options), step=f"step-{self.step['id']}",
+                question=self.task["question"], goal=self.step["goal"], title=hit.get("title", ""), text=shown,
+            )
+        except MalformedOutput as exc:
+            self.errors.append(f"step {self.step['id']}: {exc}")
+            return
+        self.add_usage(usage)
+        if not out.relevant:
+            self.observations.append(f"{hit.get('title') or url}: not relevant")
+            return
+        start, end = locate(out.quote, text) or (-1, -1)
+        finding = Finding(step_id=self.step["id"], claim=out.claim, quote=out.quote, source=url,
+                          title=hit.get("title", ""), doc_id=hit.get("doc_id"), start=start, end=end)
+        self.findings.append(finding)
+        self.ctx.store.log_event(self.ctx.run_id, "finding", dict(finding))
+        self.emit({"event": "source", "step": self.step["id"], "url": url, "title": hit.get("title", "")})
+
+    async def next_action(self) -> tuple[str, str] | None:
+        tools = [t for t in ("search", "open", "python", "recall") if t in self.ctx.toolbox.names()]
+        try:
+            act, usage = await self.ctx.ask_model(
+                load_prompt("executor"), ExecutorAction, action_schema(tools), step=f"step-{self.step['id']}",
+                question=self.task["question"], goal=self.step["goal"], done_when=self.step["done_when"],
+                observations="\n".join(self.observations[-6:]) or "(none)",
+            )
+        except MalformedOutput as exc:
+            self.errors.append(f"step {self.step['id']}: {exc}")
+            return None
+        self.add_usage(usage)
+        return None if act.tool == "done" else (act.tool, act.input)
+
+    async def run(self) -> None:
+        action: tuple[str, str] | None = (self.step["tool"], self.step["query"])
+        for turn in range(self.ctx.settings.budget.max_executor_turns):
+            if turn > 0:
+                if self.findings or self.over_budget():
+                    break
+                action = await self.next_action()
+            if action is None or self.over_budget():
+                break
+            outcome = await self.call(*action)
+            sources = self.sources_from(action[0], outcome)
+            await asyncio.gather(*(self.read_source(s) for s in sources))
+
+
+async def executor(task: ExecutorTask, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
+    run = StepRun(task, runtime.context)
+    try:
+        await run.run()
+    except Exception as exc:  # one failing step must not crash the run; it is recorded instead
+        run.errors.append(f"step {task['step']['id']}: {type(exc).__name__}: {exc}")
+        runtime.context.store.log_event(runtime.context.run_id, "error", {"step": task["step"]["id"],
+                                                                         "error": str(exc)})
+    status = "done" if run.findings else "failed"
+    step: PlanStep = {**task["step"], "status": status}
+    return {"plan": [step], "findings": run.findings, "tool_calls": run.calls, "usage": run.usage,
+            "step_errors": run.errors}

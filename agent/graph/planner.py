@@ -1,0 +1,77 @@
+"""Planner: question (+ recalled memory) → ordered steps; also re-plans when a round found nothing."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from deepresearch.agent.prompts import load_prompt
+from langgraph.config import get_stream_writer
+from langgraph.runtime import Runtime
+from langgraph.types import Command
+
+from .context import MalformedOutput, ResearchContext
+from .schemas import PlanOut, plan_schema
+from .state import PlanStep, ResearchState
+
+PLANNABLE_TOOLS = ("search", "open", "python", "recall")
+
+
+async def recall_memory(ctx: ResearchContext, question: str) -> list[str]:
+    """Notes from earlier runs that look related to this question."""
+    if "recall" not in ctx.toolbox.names():
+        return []
+    outcome = await ctx.use_tool("recall", {"query": question}, step="planner")
+    if not outcome.ok or not outcome.output:
+        return []
+    hits = outcome.output.get("hits") or outcome.output.get("results") or []
+    return [str(h.get("text", ""))[:300] for h in hits[:3] if h.get("text")]
+
+
+def fallback_plan(question: str, first_id: int) -> list[PlanStep]:
+    return [PlanStep(id=first_id, goal="find sources that answer the question", tool="search",
+                     query=question[:200], done_when="a source states the answer", status="pending", round=-1)]
+
+
+async def planner(state: ResearchState, runtime: Runtime[ResearchContext]) -> Command[
+    Literal["approve_plan", "coordinator"]
+]:
+    ctx = runtime.context
+    emit = get_stream_writer()
+    question = state["question"]
+    old_steps = state.get("plan") or []
+    replanning = bool(old_steps)
+    update: dict = {}
+    memory = state.get("memory")
+    if memory is None:
+        memory = await recall_memory(ctx, question)
+        update["memory"] = memory
+    tools = [t for t in PLANNABLE_TOOLS if t in ctx.toolbox.names()] or ["search"]
+    feedback = ""
+    if replanning:
+        tried = "; ".join(f"{s['tool']} '{s['query']}'" for s in old_steps)
+        feedback = f"\nThese steps found no useful evidence, so plan different ones: {tried}\n"
+    memory_text = ("\nNotes from earlier research:\n" + "\n".join(f"- {m}" for m in memory) + "\n") if memory else ""
+    first_id = max((s["id"] for s in old_steps), default=0) + 1
+    max_steps = ctx.settings.budget.max_plan_steps
+    try:
+        plan, usage = await ctx.ask_model(
+            load_prompt("planner"), PlanOut, plan_schema(tools, max_steps), step="planner",
+            question=question, max_steps=max_steps, memory=memory_text, feedback=feedback,
+        )
+        steps = [
+            PlanStep(id=first_id + i, goal=s.goal, tool=s.tool, query=s.query, done_when=s.done_when,
+                     status="pending", round=-1)
+            for i, s in enumerate(plan.steps[:max_steps])
+        ]
+        update["usage"] = usage
+    except MalformedOutput as exc:
+        steps = fallback_plan(question, first_id)
+        update["step_errors"] = [f"planner: {exc}; using a single search step"]
+    # The planner sets the suggested tool per step; a "search" for the question itself is always worth one try.
+    if not replanning and not any(s["tool"] == "search" for s in steps):
+        steps.append(fallback_plan(question, first_id + len(steps))[0])
+    ctx.store.log_event(ctx.run_id, "plan", {"steps": steps, "replan": replanning})
+    emit({"event": "plan", "steps": steps, "replan": replanning})
+    update.update(plan=steps, plan_version=state.get("plan_version", 0) + 1)
+    goto = "coordinator" if (ctx.settings.auto_approve or replanning) else "approve_plan"
+    return Command(goto=goto, update=update)

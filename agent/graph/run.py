@@ -1,0 +1,131 @@
+"""`research()`: run (or resume) one question through the graph, with progress events and a trace."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from contextlib import AsyncExitStack
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from deepresearch.agent.config import AgentSettings
+from deepresearch.agent.model.base import ChatModel, ModelError
+from deepresearch.agent.trace.store import TraceStore
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.types import Command
+from pydantic import BaseModel, Field
+
+from .builder import build_graph
+from .context import ResearchContext
+from .state import PlanStep
+
+if TYPE_CHECKING:
+    from deepresearch.tools.toolbox import Toolbox
+
+ApproveFn = Callable[[list[PlanStep]], Awaitable[dict[str, Any]]]
+EventFn = Callable[[dict[str, Any]], None]
+
+
+class ResumeError(RuntimeError):
+    pass
+
+
+class ResearchResult(BaseModel):
+    run_id: str
+    status: str
+    stop_detail: str = ""
+    answer: str = ""
+    report: str = ""
+    citations: list[dict[str, Any]] = Field(default_factory=list)
+    usage: dict[str, Any] = Field(default_factory=dict)
+    plan: list[dict[str, Any]] = Field(default_factory=list)
+    errors: list[str] = Field(default_factory=list)
+
+    @property
+    def verified_citations(self) -> int:
+        return sum(1 for c in self.citations if c.get("verified"))
+
+
+async def _checkpointer(stack: AsyncExitStack, path: Path | None):
+    if path is None:
+        return InMemorySaver()
+    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return await stack.enter_async_context(AsyncSqliteSaver.from_conn_string(str(path)))
+
+
+async def research(
+    question: str | None,
+    *,
+    model: ChatModel,
+    toolbox: Toolbox,
+    store: TraceStore,
+    settings: AgentSettings,
+    tags: dict[str, Any] | None = None,
+    sampling_temperature: float | None = None,
+    max_tokens: int = 384,
+    adapter: str | None = None,
+    seed: int | None = None,
+    checkpoint_path: Path | None = None,
+    resume_run_id: str | None = None,
+    approve: ApproveFn | None = None,
+    on_event: EventFn | None = None,
+    settings_snapshot: dict[str, Any] | None = None,
+) -> ResearchResult:
+    """Answer `question` (or resume run `resume_run_id`). Never raises for model/tool misbehaviour:
+    such failures end the run with status "error" and are in the trace."""
+    if resume_run_id:
+        run = store.get_run(resume_run_id)
+        if run.status not in ("running", "interrupted", "error"):
+            raise ResumeError(f"run {run.id} already ended ({run.status}); nothing to resume")
+        run_id, question = run.id, run.question
+        store.set_status(run_id, "running")
+    else:
+        if not question or not question.strip():
+            raise ValueError("the question is empty")
+        run_id = store.start_run(question, settings_snapshot or {"agent": settings.model_dump(mode="json")}, tags)
+    ctx = ResearchContext(model=model, toolbox=toolbox, store=store, settings=settings, run_id=run_id,
+                          temperature=sampling_temperature or 0.0, max_tokens=max_tokens,
+                          adapter=adapter, seed=seed)
+    config = {"configurable": {"thread_id": run_id}, "recursion_limit": 200}
+    started = time.time()
+    async with AsyncExitStack() as stack:
+        graph = build_graph(await _checkpointer(stack, checkpoint_path))
+        if resume_run_id:
+            snapshot = await graph.aget_state(config)
+            if not snapshot.values:
+                raise ResumeError(f"run {run_id} has no checkpoint to resume from (was it run with --no-checkpoint?)")
+            graph_input: Any = None
+        else:
+            graph_input = {"question": question, "started_at": started, "round": 0}
+        try:
+            while True:
+                # durability="sync": a step's checkpoint is on disk before the next step starts,
+                # so kill -9 loses at most the step in flight.
+                async for mode, chunk in graph.astream(graph_input, config, context=ctx, durability="sync",
+                                                       stream_mode=["custom", "updates"]):
+                    if mode == "custom" and on_event:
+                        on_event(chunk)
+                snapshot = await graph.aget_state(config)
+                pending = [i for t in snapshot.tasks for i in t.interrupts]
+                if not pending:
+                    break
+                decision = await approve(pending[0].value["plan"]) if approve else {"action": "accept"}
+                graph_input = Command(resume=decision)
+        except (ModelError, OSError) as exc:
+            # Infrastructure failed (model server gone, disk full): end the run, keep its trace.
+            usage = {"wall_s": round(time.time() - started, 2)}
+            store.finish_run(run_id, "error", None, None, [], usage)
+            return ResearchResult(run_id=run_id, status="error", stop_detail=str(exc), errors=[str(exc)],
+                                  usage=usage)
+    values = snapshot.values
+    usage = {**values.get("usage", {}), "wall_s": round(time.time() - started, 2)}
+    status = values.get("stop_reason") or "finished"
+    result = ResearchResult(
+        run_id=run_id, status=status, stop_detail=values.get("stop_detail", ""), answer=values.get("answer", ""),
+        report=values.get("report", ""), citations=list(values.get("citations", [])), usage=usage,
+        plan=list(values.get("plan", [])), errors=list(values.get("step_errors", [])),
+    )
+    store.finish_run(run_id, status, result.answer, result.report, result.citations, usage)
+    return result

@@ -1,0 +1,101 @@
+"""Structured actions each role emits, as pydantic models plus the JSON schema the decoder enforces.
+
+Schemas are small and flat so a 135M model can fill them under a grammar; enums carry the choices
+that depend on the run (available tools, sentences of a source, finding numbers), so the grammar
+rules out unknown tools, invented quotes and citations to nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+
+class PlannedStep(BaseModel):
+    goal: str = Field(min_length=1)
+    tool: str
+    query: str = Field(min_length=1)
+    done_when: str = ""
+
+
+class PlanOut(BaseModel):
+    steps: list[PlannedStep] = Field(min_length=1)
+
+
+class ExecutorAction(BaseModel):
+    tool: str  # one of the tools, or "done"
+    input: str = ""
+
+
+class FindingOut(BaseModel):
+    relevant: bool
+    quote: str
+    claim: str
+
+
+class ReportPoint(BaseModel):
+    text: str = Field(min_length=1)
+    cite: int
+
+
+class WriterOut(BaseModel):
+    answer: str
+    points: list[ReportPoint] = Field(default_factory=list)
+
+
+def _str(max_len: int) -> dict[str, Any]:
+    return {"type": "string", "minLength": 1, "maxLength": max_len}
+
+
+def plan_schema(tools: list[str], max_steps: int) -> dict[str, Any]:
+    step = {
+        "type": "object",
+        "properties": {"goal": _str(120), "tool": {"type": "string", "enum": tools}, "query": _str(120),
+                       "done_when": _str(80)},
+        "required": ["goal", "tool", "query", "done_when"],
+        "additionalProperties": False,
+    }
+    return {
+        "type": "object",
+        "properties": {"steps": {"type": "array", "items": step, "minItems": 1, "maxItems": max_steps}},
+        "required": ["steps"],
+        "additionalProperties": False,
+    }
+
+
+def action_schema(tools: list[str]) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {"tool": {"type": "string", "enum": [*tools, "done"]}, "input": _str(200)},
+        "required": ["tool", "input"],
+        "additionalProperties": False,
+    }
+
+
+def finding_schema(sentences: list[str]) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {
+            "relevant": {"type": "boolean"},
+            "quote": {"type": "string", "enum": sentences},
+            "claim": _str(160),
+        },
+        "required": ["relevant", "quote", "claim"],
+        "additionalProperties": False,
+    }
+
+
+def writer_schema(n_findings: int, max_points: int = 4) -> dict[str, Any]:
+    props: dict[str, Any] = {"answer": _str(100)}
+    required = ["answer"]
+    if n_findings:
+        point = {
+            "type": "object",
+            "properties": {"text": _str(200), "cite": {"type": "integer", "enum": list(range(1, n_findings + 1))}},
+            "required": ["text", "cite"],
+            "additionalProperties": False,
+        }
+        props["points"] = {"type": "array", "items": point, "minItems": 1, "maxItems": max_points}
+        required.append("points")
+    return {"type": "object", "properties": props, "required": required, "additionalProperties": False}

@@ -1,0 +1,308 @@
+"""The embedded model's batching engine: one background thread decodes every concurrent request together.
+
+Requests arrive from any thread or event loop as `GenerationJob`s. Between decode steps the worker
+admits waiting jobs (prefilled as one left-padded group, then merged into the running batch), runs
+adapter load/unload commands, and drops finished or cancelled rows — continuous batching, so a late
+request never waits for a whole batch to drain. Each step masks constrained rows with their grammar
+and samples every row with its own parameters and seed.
+"""
+
+from __future__ import annotations
+
+import collections
+import concurrent.futures
+import contextlib
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+from transformers import DynamicCache
+
+from .base import ModelError
+from .embedded_adapters import AdapterSet
+from .embedded_batch import KVBatch, left_padded
+from .embedded_grammar import RowGrammar, allocate_bitmask, mask_logits
+from .embedded_sampling import RowSampler
+from .types import Sampling, Timings
+
+log = logging.getLogger(__name__)
+
+# Gather requests that arrive together (asyncio.gather) into one prefill instead of one per request.
+ADMIT_WINDOW_S = 0.003
+
+
+@dataclass
+class GenerationJob:
+    prompt_ids: list[int]
+    sampling: Sampling
+    grammar: RowGrammar | None = None
+    adapter: str | None = None
+    future: concurrent.futures.Future[GenerationResult] = field(default_factory=concurrent.futures.Future)
+    submitted_at: float = field(default_factory=time.perf_counter)
+    cancelled: bool = False  # set by the caller that stopped waiting; the row is dropped at the next step
+
+
+@dataclass
+class GenerationResult:
+    token_ids: list[int]
+    logprobs: list[float]
+    text: str
+    finish_reason: str
+    timings: Timings
+
+
+@dataclass
+class _Row:
+    """A job being decoded."""
+
+    job: GenerationJob
+    sampler: RowSampler
+    admitted_at: float
+    prefill_s: float = 0.0
+    first_token_at: float = 0.0
+    token_ids: list[int] = field(default_factory=list)
+    logprobs: list[float] = field(default_factory=list)
+    finish_reason: str | None = None
+    text: str | None = None  # set when a stop string cut the text
+
+    @property
+    def last_token(self) -> int:
+        return self.token_ids[-1]
+
+
+@dataclass
+class _Command:
+    run: Callable[[], Any]
+    future: concurrent.futures.Future[Any]
+    blocked_by_adapter: str | None = None  # wait until no running row uses this adapter
+
+
+class BatchingEngine:
+    def __init__(
+        self,
+        adapters: AdapterSet,
+        tokenizer: Any,
+        tokenizer_lock: threading.Lock,
+        *,
+        eos_ids: set[int],
+        pad_id: int,
+        vocab_size: int,
+        max_batch: int,
+        max_context: int,
+        threads: int,
+    ) -> None:
+        self._adapters = adapters
+        self._tokenizer = tokenizer
+        self._tokenizer_lock = tokenizer_lock
+        self._eos_ids = eos_ids
+        self._pad_id = pad_id
+        self._max_batch = max_batch
+        self._max_context = max_context
+        self._threads = threads
+        self._bitmask = allocate_bitmask(max_batch, vocab_size)
+        self._pending: collections.deque[GenerationJob] = collections.deque()
+        self._commands: list[_Command] = []
+        self._wake = threading.Condition()
+        self._closed = False
+        self._rows: list[_Row] = []
+        self._kv: KVBatch | None = None
+        self._thread = threading.Thread(target=self._work, name="embedded-model", daemon=True)
+        self._thread.start()
+
+    # --- called from any thread -------------------------------------------------------
+    def submit(self, job: GenerationJob) -> concurrent.futures.Future[GenerationResult]:
+        with self._wake:
+            if self._closed:
+                raise ModelError("the embedded model is closed")
+            self._pending.append(job)
+            self._wake.notify()
+        return job.future
+
+    def call(self, run: Callable[[], Any], blocked_by_adapter: str | None = None) -> concurrent.futures.Future[Any]:
+        """Run `run` on the worker between decode steps (the model must not change mid-forward)."""
+        command = _Command(run, concurrent.futures.Future(), blocked_by_adapter)
+        with self._wake:
+            if self._closed:
+                raise ModelError("the embedded model is closed")
+            self._commands.append(command)
+            self._wake.notify()
+        return command.future
+
+    def close(self) -> None:
+        with self._wake:
+            self._closed = True
+            self._wake.notify()
+        self._thread.join(timeout=30)
+
+    # --- worker thread ----------------------------------------------------------------
+    def _work(self) -> None:
+        torch.set_num_threads(self._threads)
+        while True:
+            with self._wake:
+                while not (self._closed or self._pending or self._commands or self._rows):
+                    self._wake.wait()
+                if self._closed:
+                    break
+            self._run_commands()
+            try:
+                with torch.inference_mode():
+                    self._admit()
+                    if self._rows:
+                        self._decode_step()
+            except Exception as exc:  # a failed step must fail its requests, not kill the worker
+                log.exception("embedded engine step failed")
+                self._fail_running(ModelError(f"embedded model failed: {type(exc).__name__}: {exc}".splitlines()[0]))
+        self._fail_running(ModelError("the embedded model was closed"))
+        self._fail_waiting(ModelError("the embedded model was closed"))
+
+    def _run_commands(self) -> None:
+        with self._wake:
+            busy = {r.job.adapter for r in self._rows}
+            ready = [c for c in self._commands if c.blocked_by_adapter is None or c.blocked_by_adapter not in busy]
+            self._commands = [c for c in self._commands if c not in ready]
+        for command in ready:
+            try:
+                command.future.set_result(command.run())
+            except Exception as exc:
+                command.future.set_exception(exc)
+
+    def _take_jobs(self) -> list[GenerationJob]:
+        free = self._max_batch - len(self._rows)
+        if free <= 0:
+            return []
+        if not self._rows:
+            time.sleep(ADMIT_WINDOW_S)
+        with self._wake:
+            jobs: list[GenerationJob] = []
+            while self._pending and len(jobs) < free:
+                job = self._pending.popleft()
+                if job.future.set_running_or_notify_cancel():
+                    jobs.append(job)
+        return jobs
+
+    def _admit(self) -> None:
+        jobs = self._take_jobs()
+        if not jobs:
+            return
+        admitted_at = time.perf_counter()
+        rows = [_Row(job, RowSampler(job.sampling), admitted_at) for job in jobs]
+        ids, mask, positions = left_padded([j.prompt_ids for j in jobs], self._pad_id)
+        cache = DynamicCache(config=self._adapters.model.config)
+        out = self._adapters.model(
+            input_ids=ids,
+            attention_mask=mask,
+            position_ids=positions,
+            past_key_values=cache,
+            use_cache=True,
+            logits_to_keep=1,
+            **self._adapters.forward_kwargs([j.adapter for j in jobs]),
+        )
+        now = time.perf_counter()
+        for row in rows:
+            row.prefill_s, row.first_token_at = now - admitted_at, now
+        group = KVBatch(cache, mask, torch.tensor([len(j.prompt_ids) for j in jobs], dtype=torch.long))
+        self._choose_tokens(rows, out.logits[:, -1, :])
+        if self._kv is None:
+            self._kv = group
+        else:
+            self._kv.merge(group)
+        self._rows.extend(rows)
+        self._retire_finished()
+
+    def _decode_step(self) -> None:
+        assert self._kv is not None
+        input_ids = torch.tensor([[row.last_token] for row in self._rows], dtype=torch.long)
+        mask, positions = self._kv.step_inputs()
+        out = self._adapters.model(
+            input_ids=input_ids,
+            attention_mask=mask,
+            position_ids=positions,
+            past_key_values=self._kv.cache,
+            use_cache=True,
+            **self._adapters.forward_kwargs([row.job.adapter for row in self._rows]),
+        )
+        self._choose_tokens(self._rows, out.logits[:, -1, :])
+        self._retire_finished()
+
+    def _choose_tokens(self, rows: list[_Row], logits: torch.Tensor) -> None:
+        logits = logits.float()
+        mask_logits(logits, [row.job.grammar for row in rows], self._bitmask)
+        for i, row in enumerate(rows):
+            token, logprob = row.sampler.sample(logits[i])
+            row.token_ids.append(token)
+            row.logprobs.append(logprob)
+            self._check_finished(row, token)
+
+    def _check_finished(self, row: _Row, token: int) -> None:
+        grammar = row.job.grammar
+        if grammar is not None and not grammar.accept(token):
+            row.finish_reason = "error"  # cannot happen with a masked sample; kept as a guard
+            return
+        if token in self._eos_ids or (grammar is not None and grammar.terminated):
+            row.finish_reason = "stop"
+            return
+        stops = row.job.sampling.stop
+        if stops:
+            text = self._decode(row.token_ids)
+            cut = min((i for i in (text.find(s) for s in stops) if i >= 0), default=-1)
+            if cut >= 0:
+                row.text, row.finish_reason = text[:cut], "stop"
+                return
+        if len(row.token_ids) >= row.job.sampling.max_tokens:
+            row.finish_reason = "length"
+        elif len(row.job.prompt_ids) + len(row.token_ids) >= self._max_context:
+            row.finish_reason = "length"
+
+    def _retire_finished(self) -> None:
+        keep: list[int] = []
+        for i, row in enumerate(self._rows):
+            if row.finish_reason is not None:
+                self._resolve(row)
+            elif row.job.cancelled or row.job.future.cancelled():
+                continue
+            else:
+                keep.append(i)
+        if len(keep) == len(self._rows):
+            return
+        self._rows = [self._rows[i] for i in keep]
+        if not self._rows:
+            self._kv = None
+        else:
+            assert self._kv is not None
+            self._kv.keep(keep)
+
+    def _resolve(self, row: _Row) -> None:
+        now = time.perf_counter()
+        text = row.text if row.text is not None else self._decode(row.token_ids)
+        timings = Timings(
+            queued_s=row.admitted_at - row.job.submitted_at,
+            prefill_s=row.prefill_s,
+            decode_s=now - row.first_token_at,
+            total_s=now - row.job.submitted_at,
+        )
+        result = GenerationResult(row.token_ids, row.logprobs, text, row.finish_reason or "stop", timings)
+        with contextlib.suppress(concurrent.futures.InvalidStateError):  # the caller gave up
+            row.job.future.set_result(result)
+
+    def _decode(self, token_ids: list[int]) -> str:
+        with self._tokenizer_lock:
+            return self._tokenizer.decode(token_ids, skip_special_tokens=True)
+
+    def _fail_running(self, error: Exception) -> None:
+        for row in self._rows:
+            with contextlib.suppress(concurrent.futures.InvalidStateError):
+                row.job.future.set_exception(error)
+        self._rows, self._kv = [], None
+
+    def _fail_waiting(self, error: Exception) -> None:
+        with self._wake:
+            pending, self._pending = list(self._pending), collections.deque()
+            commands, self._commands = self._commands, []
+        futures = [job.future for job in pending] + [command.future for command in commands]
+        for future in futures:
+            with contextlib.suppress(concurrent.futures.InvalidStateError):
+                future.set_exception(error)

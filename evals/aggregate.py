@@ -1,0 +1,97 @@
+"""Per-question results → per-system metrics with bootstrap intervals, and breakdowns.
+
+`summarize` is what `run_eval` returns and what reports and the trainer's gate read:
+`summary.systems["graph"].metrics["f1"].mean` (and `.low`, `.high`, `.n`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from deepresearch.evals.metrics import bootstrap_ci
+from deepresearch.evals.results import QuestionResult
+from pydantic import BaseModel, Field
+
+Extractor = Callable[[QuestionResult], float | None]
+
+# Quality metrics (higher is better), then cost and failure rates. Order = report order.
+METRICS: dict[str, Extractor] = {
+    "em": lambda r: r.scores.em,
+    "f1": lambda r: r.scores.f1,
+    "citation_precision": lambda r: r.scores.citation_precision,
+    "citation_recall": lambda r: r.scores.citation_recall,
+    "verified_share": lambda r: r.scores.verified_share,
+    "found_in_evidence": lambda r: r.scores.found_in_evidence,
+    "tool_calls": lambda r: float(r.output.tool_calls),
+    "llm_tokens": lambda r: float(r.output.llm_tokens),
+    "wall_s": lambda r: r.output.wall_s,
+    "budget_stop": lambda r: float(r.output.stop_reason == "budget_stop"),
+    "loop_stop": lambda r: float(r.output.stop_reason == "loop_stop"),
+    "error": lambda r: float(r.output.error is not None),
+}
+QUALITY_METRICS = ("em", "f1", "citation_precision", "citation_recall", "verified_share", "found_in_evidence")
+BREAKDOWN_METRICS = ("em", "f1")
+
+
+class MetricCI(BaseModel):
+    mean: float | None  # None when no question had a value (JSON has no NaN)
+    low: float | None
+    high: float | None
+    n: int
+
+
+class SystemSummary(BaseModel):
+    n: int
+    metrics: dict[str, MetricCI]
+    by_type: dict[str, dict[str, MetricCI]] = Field(default_factory=dict)
+    by_source: dict[str, dict[str, MetricCI]] = Field(default_factory=dict)
+
+
+class EvalSummary(BaseModel):
+    eval_id: str
+    seed: int
+    confidence: float
+    systems: dict[str, SystemSummary]
+
+    def metric(self, system: str, name: str) -> MetricCI:
+        return self.systems[system].metrics[name]
+
+
+def _ci(values: list[float | None], seed: int, resamples: int, confidence: float) -> MetricCI:
+    interval = bootstrap_ci(values, seed=seed, resamples=resamples, confidence=confidence)
+    if interval.n == 0:
+        return MetricCI(mean=None, low=None, high=None, n=0)
+    return MetricCI(mean=interval.mean, low=interval.low, high=interval.high, n=interval.n)
+
+
+def _group(
+    results: list[QuestionResult], key: Callable[[QuestionResult], str | None], **ci: Any
+) -> dict[str, dict[str, MetricCI]]:
+    groups: dict[str, list[QuestionResult]] = {}
+    for r in results:
+        groups.setdefault(key(r) or "unknown", []).append(r)
+    return {
+        name: {m: _ci([METRICS[m](r) for r in rows], **ci) for m in BREAKDOWN_METRICS}
+        for name, rows in sorted(groups.items())
+    }
+
+
+def summarize(
+    results: list[QuestionResult], *, eval_id: str, seed: int = 0, resamples: int = 1000, confidence: float = 0.95,
+) -> EvalSummary:
+    """Aggregate results per system (in first-seen order), each metric with its interval."""
+    by_system: dict[str, list[QuestionResult]] = {}
+    for r in results:
+        by_system.setdefault(r.system, []).append(r)
+    ci = {"seed": seed, "resamples": resamples, "confidence": confidence}
+    systems = {
+        name: SystemSummary(
+            n=len(rows),
+            metrics={m: _ci([fn(r) for r in rows], **ci) for m, fn in METRICS.items()},
+            by_type=_group(rows, lambda r: r.qtype, **ci),
+            by_source=_group(rows, lambda r: r.source, **ci),
+        )
+        for name, rows in by_system.items()
+    }
+    return EvalSummary(eval_id=eval_id, seed=seed, confidence=confidence, systems=systems)

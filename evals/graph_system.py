@@ -1,0 +1,88 @@
+"""The full Planner–Coordinator–Executor graph as an eval system.
+
+The graph logs its own calls to the trace store; this reads its result and, from the trace,
+the evidence its search/open calls returned (for the found-in-corpus rate).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+from deepresearch.evals.dataset import EvalQuestion
+from deepresearch.evals.recorder import question_seed
+from deepresearch.evals.results import EvalCitation, StopReason, SystemOutput
+from deepresearch.evals.tooling import EvalTools, _result_items
+
+if TYPE_CHECKING:
+    from deepresearch.agent.trace.store import TraceStore
+    from deepresearch.evals.systems import SystemContext
+
+EVIDENCE_TOOLS = frozenset({"search", "open"})
+_STOP_REASONS: dict[str, StopReason] = {
+    "finished": "finished", "budget_stop": "budget_stop", "loop_stop": "loop_stop", "error": "error",
+}
+
+
+def evidence_from_trace(store: TraceStore, run_id: str, tools: EvalTools) -> tuple[list[str], list[str], int]:
+    """(texts the run's search/open calls returned, their doc ids, completion tokens of its LLM calls)."""
+    texts: list[str] = []
+    doc_ids: dict[str, None] = {}
+    completion_tokens = 0
+    for event in store.events(run_id):
+        payload = event.payload
+        if event.kind == "llm":
+            completion_tokens += len(payload.get("completion_token_ids") or [])
+            continue
+        if event.kind != "tool" or payload.get("tool") not in EVIDENCE_TOOLS:
+            continue
+        output: dict[str, Any] = payload.get("output") or {}
+        items = _result_items(output) or ([{**output, "url": (payload.get("input") or {}).get("url", "")}]
+                                          if output.get("text") else [])
+        for item in items:
+            hit = tools._hit(item, ("text", "snippet", "content"))
+            if hit.text:
+                texts.append(hit.text)
+            if hit.doc_id:
+                doc_ids.setdefault(hit.doc_id, None)
+    return texts, list(doc_ids), completion_tokens
+
+
+async def run_graph(question: EvalQuestion, ctx: SystemContext) -> SystemOutput:
+    from deepresearch.agent.graph.run import research  # heavy (langgraph); only when this system runs
+
+    tools = ctx.require_tools()
+    started = time.perf_counter()
+    try:
+        result = await research(
+            question.question, model=ctx.model, toolbox=tools.toolbox, store=ctx.store, settings=ctx.agent,
+            tags=ctx.tags("graph", question), sampling_temperature=ctx.temperature, max_tokens=ctx.max_tokens,
+            adapter=ctx.adapter, seed=question_seed(ctx.evals.seed, question.id),
+            settings_snapshot={"system": "graph", "agent": ctx.agent.model_dump(mode="json"), "adapter": ctx.adapter},
+        )
+    except Exception as exc:  # recorded per question, as for the baselines
+        return SystemOutput(
+            stop_reason="error", error=f"{type(exc).__name__}: {exc}", wall_s=time.perf_counter() - started,
+        )
+    evidence, retrieved, completion_tokens = evidence_from_trace(ctx.store, result.run_id, tools)
+    citations = [
+        EvalCitation(
+            n=int(c.get("n", i + 1)), source=str(c.get("source", "")),
+            doc_id=c.get("doc_id") or tools.doc_id_for(str(c.get("source", ""))),
+            quote=str(c.get("quote", "")), verified=bool(c.get("verified", False)),
+        )
+        for i, c in enumerate(_as_dicts(result.citations))
+    ]
+    usage = result.usage or {}
+    status = _STOP_REASONS.get(result.status, "error")
+    return SystemOutput(
+        answer=(result.answer or "").strip(), citations=citations, retrieved_doc_ids=retrieved, evidence=evidence,
+        tool_calls=int(usage.get("tool_calls", 0)), llm_calls=int(usage.get("llm_calls", 0)),
+        llm_tokens=int(usage.get("llm_tokens", 0)), completion_tokens=completion_tokens,
+        wall_s=float(usage.get("wall_s") or (time.perf_counter() - started)), stop_reason=status,
+        error=None if status != "error" else f"graph stopped with status '{result.status}'", run_id=result.run_id,
+    )
+
+
+def _as_dicts(citations: list[Any]) -> list[dict[str, Any]]:
+    return [c if isinstance(c, dict) else c.model_dump() for c in citations]

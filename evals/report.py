@@ -1,0 +1,129 @@
+"""An eval directory → summary.json, report.md and PNG plots.
+
+`write_report(out_dir)` reads results.jsonl and manifest.json (so it also rebuilds the report
+of a finished or interrupted eval) and returns the paths it wrote.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from deepresearch.evals.aggregate import METRICS, EvalSummary, MetricCI, summarize
+from deepresearch.evals.config import EvalSettings
+from deepresearch.evals.manifest import load_manifest
+from deepresearch.evals.results import QuestionResult
+from deepresearch.evals.results_file import ResultsFile
+from pydantic import BaseModel
+
+REPORT_FILE = "report.md"
+SUMMARY_FILE = "summary.json"
+
+METRIC_LABELS = {
+    "em": "EM", "f1": "F1", "citation_precision": "citation precision", "citation_recall": "citation recall",
+    "verified_share": "citations verified", "found_in_evidence": "answer in evidence",
+    "tool_calls": "tool calls / q", "llm_tokens": "LLM tokens / q", "wall_s": "wall s / q",
+    "budget_stop": "budget stops", "loop_stop": "loop stops", "error": "errors",
+}
+
+
+class ReportPaths(BaseModel):
+    summary: Path
+    markdown: Path
+    plots: list[Path]
+
+
+def format_ci(ci: MetricCI, digits: int = 3) -> str:
+    if ci.mean is None:
+        return "–"
+    if abs(ci.mean) >= 100:
+        return f"{ci.mean:,.0f} [{ci.low:,.0f}, {ci.high:,.0f}]"
+    return f"{ci.mean:.{digits}f} [{ci.low:.{digits}f}, {ci.high:.{digits}f}]"
+
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return lines
+
+
+def _breakdown(summary: EvalSummary, attr: str, metric: str) -> list[str]:
+    systems = list(summary.systems)
+    groups = sorted({g for s in summary.systems.values() for g in getattr(s, attr)})
+    rows = []
+    for group in groups:
+        cells = []
+        for name in systems:
+            ci = getattr(summary.systems[name], attr).get(group, {}).get(metric)
+            cells.append(f"{format_ci(ci)} (n={ci.n})" if ci else "–")
+        rows.append([group, *cells])
+    return _table([attr.removeprefix("by_"), *systems], rows)
+
+
+def render_markdown(summary: EvalSummary, header_lines: list[str], plots: list[Path]) -> str:
+    systems = list(summary.systems)
+    pct = round(summary.confidence * 100)
+    lines = [f"# Eval {summary.eval_id}", "", *header_lines, ""]
+    lines += [f"## Metrics (mean [{pct} % bootstrap CI], per question)", ""]
+    rows = [["questions", *(str(summary.systems[s].n) for s in systems)]]
+    for metric in METRICS:
+        rows.append([METRIC_LABELS[metric], *(format_ci(summary.metric(s, metric)) for s in systems)])
+    lines += _table(["metric", *systems], rows)
+    for attr in ("by_type", "by_source"):
+        for metric in ("em", "f1"):
+            lines += ["", f"## {METRIC_LABELS[metric]} by {attr.removeprefix('by_')}", ""]
+            lines += _breakdown(summary, attr, metric)
+    if plots:
+        lines += ["", "## Plots", ""] + [f"![{p.stem}]({p.name})" for p in plots]
+    return "\n".join(lines) + "\n"
+
+
+def _header(out_dir: Path) -> list[str]:
+    manifest = load_manifest(out_dir)
+    if manifest is None:
+        return [f"Results in `{out_dir}`."]
+    return [
+        f"- questions: `{manifest.questions_path}` (split {manifest.split or 'all'}, "
+        f"limit {manifest.limit if manifest.limit is not None else 'none'}, seed {manifest.seed})",
+        f"- corpus: `{manifest.corpus_path or '–'}`",
+        f"- model: {manifest.model}, adapter: {manifest.adapter or 'base'}, temperature {manifest.temperature}",
+        f"- started: {manifest.created_at}",
+    ]
+
+
+def load_results(out_dir: Path) -> list[QuestionResult]:
+    """Results of the directory's current selection (all of results.jsonl when there is no manifest)."""
+    results = ResultsFile(out_dir).load()
+    manifest = load_manifest(out_dir)
+    if manifest is not None and manifest.question_ids:
+        wanted = set(manifest.question_ids)
+        results = [r for r in results if r.question_id in wanted]
+    return results
+
+
+def summarize_dir(out_dir: Path, settings: EvalSettings | None = None) -> EvalSummary:
+    """Summarise every system in `out_dir` (current selection) and write summary.json."""
+    settings = settings or EvalSettings()
+    results = load_results(out_dir)
+    if not results:
+        raise ValueError(f"{out_dir}: no results yet (results.jsonl is missing or empty)")
+    manifest = load_manifest(out_dir)
+    summary = summarize(
+        results, eval_id=manifest.eval_id if manifest else out_dir.name, seed=settings.seed,
+        resamples=settings.bootstrap_resamples, confidence=settings.confidence,
+    )
+    (out_dir / SUMMARY_FILE).write_text(json.dumps(summary.model_dump(mode="json"), indent=2), encoding="utf-8")
+    return summary
+
+
+def write_report(out_dir: Path, settings: EvalSettings | None = None, plots: bool = True) -> ReportPaths:
+    """Write summary.json, report.md and (unless `plots` is False) the PNG plots of `out_dir`."""
+    summary = summarize_dir(out_dir, settings)
+    plot_paths: list[Path] = []
+    if plots:
+        from deepresearch.evals.plots import write_plots  # matplotlib only when plots are wanted
+
+        plot_paths = write_plots(summary, out_dir)
+    markdown_path = out_dir / REPORT_FILE
+    markdown_path.write_text(render_markdown(summary, _header(out_dir), plot_paths), encoding="utf-8")
+    return ReportPaths(summary=out_dir / SUMMARY_FILE, markdown=markdown_path, plots=plot_paths)

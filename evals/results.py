@@ -1,0 +1,108 @@
+"""The uniform per-question record every system produces, and how it is scored.
+
+A system returns a `SystemOutput`; `score_output` joins it with the question and the metrics
+into a `QuestionResult`, one line of results.jsonl. Reports and comparisons read only these.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from deepresearch.evals.dataset import EvalQuestion
+from deepresearch.evals.metrics import (
+    answer_in_text,
+    citation_precision_recall,
+    exact_match,
+    f1,
+    verified_share,
+)
+from pydantic import BaseModel, Field
+
+StopReason = Literal["finished", "budget_stop", "loop_stop", "error"]
+
+
+class EvalCitation(BaseModel):
+    n: int
+    source: str  # url or doc id
+    doc_id: str | None = None
+    quote: str = ""
+    verified: bool = False
+
+
+class SystemOutput(BaseModel):
+    """What one system did for one question."""
+
+    answer: str = ""
+    citations: list[EvalCitation] = Field(default_factory=list)
+    retrieved_doc_ids: list[str] = Field(default_factory=list)
+    evidence: list[str] | None = Field(
+        None, description="texts the system retrieved (search/open results); None: it does not retrieve"
+    )
+    tool_calls: int = 0
+    llm_calls: int = 0
+    llm_tokens: int = 0  # prompt + completion over all calls
+    completion_tokens: int = 0
+    wall_s: float = 0.0
+    stop_reason: StopReason = "finished"
+    error: str | None = None
+    run_id: str | None = None
+
+    @property
+    def cited_doc_ids(self) -> list[str]:
+        seen: dict[str, None] = {}
+        for c in self.citations:
+            if c.doc_id:
+                seen.setdefault(c.doc_id, None)
+        return list(seen)
+
+
+class QuestionScores(BaseModel):
+    em: float
+    f1: float
+    citation_precision: float | None = None  # None: the question has no gold documents
+    citation_recall: float | None = None
+    verified_share: float | None = None  # None: nothing cited
+    found_in_evidence: float | None = None  # None: yes/no question, or a system that does not retrieve
+
+
+class QuestionResult(BaseModel):
+    """One line of results.jsonl."""
+
+    eval_id: str
+    system: str
+    question_id: str
+    question: str
+    gold: list[str]
+    qtype: str | None = None
+    source: str | None = None
+    yes_no: bool = False
+    output: SystemOutput
+    scores: QuestionScores
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return self.system, self.question_id
+
+
+def score_output(question: EvalQuestion, output: SystemOutput) -> QuestionScores:
+    yes_no = question.is_yes_no
+    precision, recall = citation_precision_recall(output.cited_doc_ids, question.gold_doc_ids)
+    found: float | None = None
+    if not yes_no and output.evidence is not None:
+        found = float(answer_in_text(output.evidence, question.golds))
+    return QuestionScores(
+        em=exact_match(output.answer, question.golds),
+        f1=f1(output.answer, question.golds, yes_no=yes_no),
+        citation_precision=precision,
+        citation_recall=recall,
+        verified_share=verified_share(c.verified for c in output.citations),
+        found_in_evidence=found,
+    )
+
+
+def make_result(eval_id: str, system: str, question: EvalQuestion, output: SystemOutput) -> QuestionResult:
+    return QuestionResult(
+        eval_id=eval_id, system=system, question_id=question.id, question=question.question,
+        gold=question.golds, qtype=question.type, source=question.source, yes_no=question.is_yes_no,
+        output=output, scores=score_output(question, output),
+    )

@@ -1,0 +1,1 @@
+"""Local search index: SQLite FTS5 BM25, optionally fused with Chroma vectors."""

@@ -1,0 +1,84 @@
+"""Where documents come from: a JSONL corpus (`id,title,text` per line), a folder of files, or one file."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from deepresearch.tools.extract.files import SUPPORTED_SUFFIXES, UnreadableFile, read_user_file
+from deepresearch.tools.index.documents import SourceDoc
+
+
+class IngestError(ValueError):
+    """A source cannot be indexed at all (missing path, malformed JSONL line); one line saying where."""
+
+
+class Ingest:
+    """Documents from one path, with the files it had to skip collected as it goes."""
+
+    def __init__(self, path: Path, *, max_file_bytes: int):
+        if not path.exists():
+            raise IngestError(f"{path}: no such file or folder")
+        self.path = path.resolve()
+        self.max_file_bytes = max_file_bytes
+        self.skipped: list[str] = []
+
+    @property
+    def source(self) -> str:
+        """The key documents are filed under, so re-indexing this path replaces exactly its documents."""
+        return str(self.path)
+
+    def __iter__(self) -> Iterator[SourceDoc]:
+        if self.path.is_dir():
+            yield from self._folder()
+        elif self.path.suffix.lower() == ".jsonl":
+            yield from self._jsonl()
+        else:
+            doc = self._file(self.path, self.path.name)
+            if doc is None:
+                raise IngestError(self.skipped[-1])
+            yield doc
+
+    def _jsonl(self) -> Iterator[SourceDoc]:
+        with self.path.open(encoding="utf-8") as lines:
+            for number, line in enumerate(lines, 1):
+                if not line.strip():
+                    continue
+                try:
+                    row = json.loads(line)
+                    if not isinstance(row, dict):
+                        raise ValueError("not a JSON object")
+                    yield SourceDoc(
+                        id=str(row["id"]), title=str(row.get("title") or ""), text=str(row["text"]),
+                        url=row.get("url") if isinstance(row.get("url"), str) else None,
+                    )
+                except KeyError as exc:
+                    raise IngestError(f"{self.path}:{number}: missing field {exc}") from None
+                except (ValueError, ValidationError) as exc:
+                    reason = str(exc).splitlines()[0]
+                    raise IngestError(f"{self.path}:{number}: not a valid document line: {reason}") from None
+
+    def _folder(self) -> Iterator[SourceDoc]:
+        for path in sorted(self.path.rglob("*")):
+            relative = path.relative_to(self.path)
+            if any(part.startswith(".") for part in relative.parts) or not path.is_file():
+                continue
+            if path.suffix.lower() not in SUPPORTED_SUFFIXES:
+                continue
+            doc = self._file(path, f"{self.path.name}/{relative.as_posix()}")
+            if doc is not None:
+                yield doc
+
+    def _file(self, path: Path, doc_id: str) -> SourceDoc | None:
+        try:
+            title, text = read_user_file(path, max_bytes=self.max_file_bytes)
+        except (UnreadableFile, OSError) as exc:
+            self.skipped.append(str(exc))
+            return None
+        if not text.strip():
+            self.skipped.append(f"{path}: no text")
+            return None
+        return SourceDoc(id=doc_id, title=title, text=text, url=path.as_uri())

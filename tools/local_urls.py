@@ -1,0 +1,19 @@
+"""Stable URLs for documents in a local index: local://INDEX/DOC_ID (resolved with no network)."""
+
+from __future__ import annotations
+
+from urllib.parse import quote, unquote, urlsplit
+
+SCHEME = "local"
+
+
+def local_url(index: str, doc_id: str) -> str:
+    return f"{SCHEME}://{index}/{quote(doc_id, safe='/-._~')}"
+
+
+def parse_local_url(url: str) -> tuple[str, str] | None:
+    """(index, doc_id) of a local:// URL, or None if it is not one."""
+    parts = urlsplit(url)
+    if parts.scheme != SCHEME or not parts.netloc or len(parts.path) < 2:
+        return None
+    return parts.netloc, unquote(parts.path[1:])

@@ -1,0 +1,1 @@
+"""Search backends: each turns a query into normalised hits or raises BackendFailure."""

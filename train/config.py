@@ -1,0 +1,120 @@
+"""Settings the training layer defines for itself; app/ fills them in and passes them down.
+
+Field names follow TRL's `GRPOConfig` wherever the concept exists there, so a reader who knows
+TRL can read our configs (num_generations, epsilon, epsilon_high, beta, loss_type, …).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field, field_validator
+
+# Our short names for the two aggregations the brief talks about, mapped onto TRL's loss types.
+_LOSS_ALIASES = {"token": "dapo", "sequence": "grpo"}
+
+
+class GRPOSettings(BaseModel):
+    """The GRPO objective and the optimiser (TRL GRPOConfig names)."""
+
+    num_generations: int = Field(8, ge=2, le=256, description="runs per question (group size G)")
+    temperature: float = Field(1.0, gt=0.0, le=5.0, description="sampling temperature of rollouts; "
+                               "the trainer divides logits by it so its logprobs match the logged ones")
+    epsilon: float = Field(0.2, gt=0.0, lt=1.0, description="lower clip: ratio ≥ 1 − epsilon")
+    epsilon_high: float = Field(0.28, gt=0.0, description="upper clip: ratio ≤ 1 + epsilon_high (DAPO)")
+    beta: float = Field(0.0, ge=0.0, description="KL weight to the base model (adapter disabled); 0 = no KL")
+    loss_type: Literal["dapo", "grpo", "dr_grpo"] = Field(
+        "dapo", description="dapo = token-mean over the batch ('token'); grpo = mean of per-sequence "
+        "token-means ('sequence'); dr_grpo = token-sum / (sequences × max_completion_length)"
+    )
+    scale_rewards: Literal["group", "batch", "none"] = Field(
+        "group", description="divide advantages by the group's std, the batch std, or not at all (Dr. GRPO)"
+    )
+    importance_sampling_level: Literal["token", "sequence"] = Field(
+        "token", description="policy ratio per token (GRPO) or one per sequence from the mean log-ratio (GSPO)"
+    )
+    vllm_importance_sampling_correction: bool = Field(
+        True, description="reweight by π_trainer/π_sampler against the logged sampling logprobs "
+        "(TRL's name; applies to any engine that logged them)"
+    )
+    vllm_importance_sampling_mode: Literal["token_truncate", "token_mask", "sequence_truncate", "sequence_mask"] = (
+        Field("token_truncate", description="truncate (TIS) or mask ratios above the cap, per token or sequence")
+    )
+    vllm_importance_sampling_clip_max: float = Field(2.0, gt=0.0, description="importance-weight cap C")
+    mask_truncated_completions: bool = Field(False, description="drop completions cut off by max_tokens")
+    max_completion_length: int = Field(384, ge=1, description="dr_grpo's constant normaliser")
+    num_iterations: int = Field(1, ge=1, le=16, description="passes over one round's samples")
+    learning_rate: float = Field(1e-5, gt=0.0)
+    weight_decay: float = Field(0.0, ge=0.0)
+    adam_beta1: float = Field(0.9, ge=0.0, lt=1.0)
+    adam_beta2: float = Field(0.99, ge=0.0, lt=1.0)
+    max_grad_norm: float = Field(1.0, gt=0.0)
+    per_device_train_batch_size: int = Field(4, ge=1, description="sequences per micro-batch")
+    gradient_accumulation_steps: int = Field(
+        0, ge=0, description="micro-batches per optimiser step; 0 = the whole round in one step (on-policy)"
+    )
+    max_tokens_per_microbatch: int = Field(8192, ge=64, description="padded tokens per micro-batch, upper bound")
+    seed: int = 0
+
+    @field_validator("loss_type", mode="before")
+    @classmethod
+    def _alias(cls, v: str) -> str:
+        return _LOSS_ALIASES.get(v, v)
+
+
+class LoraSettings(BaseModel):
+    r: int = Field(16, ge=1, le=512)
+    lora_alpha: int = Field(32, ge=1)
+    lora_dropout: float = Field(0.0, ge=0.0, lt=1.0)
+    target_modules: list[str] = Field(
+        default_factory=lambda: ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
+    )
+
+
+class RewardSettings(BaseModel):
+    """Weights of the composable reward terms; the run's reward is their weighted sum."""
+
+    correctness: float = Field(1.0, description="weight of the tiered outcome (malformed < wrong < not found < correct)")
+    f1: float = Field(0.5, description="weight of token F1 of the answer vs gold + aliases")
+    citation: float = Field(0.3, description="weight of the citation reward (verified, among gold docs)")
+    cost: float = Field(0.1, description="weight of the cost penalty (tool calls, tokens)")
+    feedback: float = Field(1.0, description="weight of user feedback when the trace has it")
+    judge: float = Field(0.0, description="weight of the LLM-judge group ranking (0 = off)")
+    tier_malformed: float = -1.0
+    tier_wrong: float = 0.0
+    tier_not_found: float = 0.25
+    tier_correct: float = 1.0
+    correct_f1: float = Field(0.8, ge=0.0, le=1.0, description="F1 at or above which an answer counts as correct")
+    tool_call_cost: float = Field(0.02, ge=0.0, description="penalty per tool call")
+    token_cost_per_1k: float = Field(0.005, ge=0.0, description="penalty per 1,000 LLM tokens")
+    role_weights: dict[str, float] = Field(
+        default_factory=dict, description="per-role loss weight, e.g. {'planner': 0.5}; missing roles = 1.0"
+    )
+
+
+class RolloutSettings(BaseModel):
+    concurrency: int = Field(8, ge=1, le=256, description="runs in flight at once (the model batches them)")
+    questions_per_round: int = Field(4, ge=1, description="questions per training round")
+    index: str = Field("pool", description="local index / corpus the local web serves during rollouts")
+    model_urls: list[str] = Field(
+        default_factory=list, description="extra OpenAI-compatible servers to spread rollouts over"
+    )
+
+
+class PublishSettings(BaseModel):
+    dev_questions: str | None = Field(None, description="QA jsonl of the dev set; None = pool dev split")
+    dev_size: int = Field(16, ge=1, description="dev questions evaluated per candidate adapter")
+    metric: str = Field("f1", description="eval metric the gate compares")
+    tolerance: float = Field(0.0, ge=0.0, description="allowed drop of the metric before it counts as a regression")
+    eval_seeds: list[int] = Field(default_factory=lambda: [0])
+
+
+class TrainSettings(BaseModel):
+    grpo: GRPOSettings = Field(default_factory=GRPOSettings)
+    lora: LoraSettings = Field(default_factory=LoraSettings)
+    rewards: RewardSettings = Field(default_factory=RewardSettings)
+    rollout: RolloutSettings = Field(default_factory=RolloutSettings)
+    publish: PublishSettings = Field(default_factory=PublishSettings)
+    adapter_prefix: str = Field("grpo", description="adapter names are PREFIX-rNNNN")
+    watch_poll_s: float = Field(30.0, gt=0.0, description="--watch: seconds between checks for new runs")
+    watch_min_new_runs: int = Field(4, ge=1, description="--watch: new logged questions needed for a round")

@@ -1,0 +1,232 @@
+"""The update loop: one round of samples → optimiser steps on the LoRA adapter (torch + peft + accelerate).
+
+Single process on a laptop CPU, DDP over gloo, or FSDP / DeepSpeed ZeRO under `accelerate launch` with
+the configs in train/accelerate/: the code is the same, only the Accelerator differs. Every process
+builds the same global plan from the same samples (see batching.py); gradients are summed exactly
+once per optimiser step, so N processes give the same adapter as one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from contextlib import nullcontext
+from pathlib import Path
+from typing import Any
+
+import torch
+from pydantic import BaseModel
+
+from .batching import StepPlan, collate, optimiser_steps, plan_step, trainable
+from .config import LoraSettings, TrainSettings
+from .grpo import TokenBatch, completion_logps, grpo_loss, loss_normaliser
+from .samples import TrainingSample
+
+TRAINER_STATE = "trainer_state.json"
+OPTIMIZER_STATE = "optimizer.pt"
+
+
+class UpdateStats(BaseModel):
+    optimizer_steps: int = 0
+    samples: int = 0
+    completion_tokens: int = 0
+    processed_tokens: int = 0  # prompt + completion tokens through forward+backward (no padding)
+    loss: float = 0.0
+    grad_norm: float = 0.0
+    clip_high_frac: float = 0.0
+    clip_low_frac: float = 0.0
+    ratio_mean: float = 1.0
+    is_weight_mean: float = 1.0
+    kl_mean: float = 0.0
+    sampler_logp_gap: float = 0.0
+    seconds: float = 0.0
+
+    @property
+    def tokens_per_s(self) -> float:
+        return self.processed_tokens / self.seconds if self.seconds > 0 else 0.0
+
+
+class CompletionLogps(torch.nn.Module):
+    """The policy behind one forward (batch → log π(y_t)) so DDP / FSDP hook a single root module."""
+
+    def __init__(self, policy: torch.nn.Module):
+        super().__init__()
+        self.policy = policy
+
+    def forward(self, batch: TokenBatch, temperature: float) -> torch.Tensor:
+        return completion_logps(self.policy, batch, temperature)
+
+
+def load_policy(model_path: Path, lora: LoraSettings, init_adapter: Path | None, seed: int) -> torch.nn.Module:
+    """Base model in fp32 + a trainable LoRA adapter (a fresh one, or a published one to continue)."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    from peft import LoraConfig, PeftModel, get_peft_model
+    from transformers import AutoModelForCausalLM
+
+    torch.manual_seed(seed)  # the fresh adapter's init is identical on every process and every run
+    base = AutoModelForCausalLM.from_pretrained(str(model_path), dtype=torch.float32)
+    base.config.use_cache = False
+    if init_adapter is not None:
+        return PeftModel.from_pretrained(base, str(init_adapter), is_trainable=True)
+    config = LoraConfig(
+        r=lora.r, lora_alpha=lora.lora_alpha, lora_dropout=lora.lora_dropout,
+        target_modules=list(lora.target_modules), task_type="CAUSAL_LM",
+    )
+    return get_peft_model(base, config)
+
+
+class GRPOUpdater:
+    def __init__(
+        self,
+        model_path: Path,
+        settings: TrainSettings,
+        init_adapter: Path | None = None,
+        resume_from: Path | None = None,
+        accelerator: Any = None,
+    ):
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+        from accelerate import Accelerator
+
+        self.settings = settings
+        self.cfg = settings.grpo
+        self.acc = accelerator or Accelerator(cpu=not torch.cuda.is_available(), mixed_precision="no")
+        if self.acc.num_processes > 1 and "OMP_NUM_THREADS" not in os.environ:
+            torch.set_num_threads(max(1, (os.cpu_count() or 1) // self.acc.num_processes))
+        self.model_path = Path(model_path)
+        start_adapter = resume_from if resume_from is not None else init_adapter
+        policy = load_policy(self.model_path, settings.lora, start_adapter, self.cfg.seed)
+        self.pad_id = int(policy.config.pad_token_id or policy.config.eos_token_id or 0)
+        params = [p for p in policy.parameters() if p.requires_grad]
+        optimizer = torch.optim.AdamW(
+            params, lr=self.cfg.learning_rate, betas=(self.cfg.adam_beta1, self.cfg.adam_beta2),
+            weight_decay=self.cfg.weight_decay,
+        )
+        self.module, self.optimizer = self.acc.prepare(CompletionLogps(policy), optimizer)
+        self.global_step = 0
+        self.rounds = 0
+        if resume_from is not None:
+            self._load_trainer_state(Path(resume_from))
+
+    # --- the policy as seen through the wrapper -------------------------------------------------
+    @property
+    def policy(self) -> torch.nn.Module:
+        return self.acc.unwrap_model(self.module).policy
+
+    def _logps(self, batch: TokenBatch) -> torch.Tensor:
+        return self.module(batch, self.cfg.temperature)
+
+    @torch.no_grad()
+    def _ref_logps(self, batch: TokenBatch) -> torch.Tensor:
+        with self.policy.disable_adapter():  # π_ref = the base model: same weights, LoRA off
+            return self._logps(batch)
+
+    @torch.no_grad()
+    def _old_logps(self, plans: list[StepPlan]) -> dict[str, torch.Tensor]:
+        """π_old for every sample of this process, before the first optimiser step of the round."""
+        old: dict[str, torch.Tensor] = {}
+        for plan in plans:
+            for mb in plan.micro_batches:
+                logps = self._logps(collate(mb, self.pad_id))
+                for s, part in zip(mb, logps.split([len(s.completion_ids) for s in mb]), strict=True):
+                    old[s.sample_id] = part
+        return old
+
+    # --- one round --------------------------------------------------------------------------------
+    def train_round(self, samples: list[TrainingSample], progress: Any = None) -> UpdateStats:
+        """Optimiser steps over one round's samples; `progress(done, total)` is called per micro-batch."""
+        cfg, acc = self.cfg, self.acc
+        samples = trainable(samples, cfg)
+        stats = UpdateStats(samples=len(samples), completion_tokens=sum(len(s.completion_ids) for s in samples))
+        if not samples:
+            return stats
+        self.module.train()
+        start = time.perf_counter()
+        steps = optimiser_steps(samples, cfg, acc.num_processes)
+        plans = [plan_step(step, cfg, acc.process_index, acc.num_processes) for step in steps]
+        # With a single optimiser step the policy is still π_old while computing the loss, so
+        # π_old = π_θ.detach() and no extra forward is needed (TRL does the same).
+        old = self._old_logps(plans) if len(plans) * cfg.num_iterations > 1 else None
+        total_mbs = len(plans) * cfg.num_iterations * max(len(p.micro_batches) for p in plans)
+        done, sums, n_mb = 0, dict.fromkeys(("clip_high_frac", "clip_low_frac", "ratio_mean", "is_weight_mean",
+                                            "kl_mean", "sampler_logp_gap"), 0.0), 0
+        for _ in range(cfg.num_iterations):
+            for plan in plans:
+                # DDP/FSDP average gradients over processes; scale back so the step sums them once.
+                normaliser = loss_normaliser(cfg, plan.n_tokens, plan.n_seqs) / acc.num_processes
+                step_loss = 0.0
+                for i, mb in enumerate(plan.micro_batches):
+                    batch = collate(mb, self.pad_id)
+                    last = i == len(plan.micro_batches) - 1
+                    with nullcontext() if last else acc.no_sync(self.module):
+                        logps = self._logps(batch)
+                        old_logps = (torch.cat([old[s.sample_id] for s in mb]) if old is not None
+                                     else logps.detach())
+                        ref = self._ref_logps(batch) if cfg.beta > 0 else None
+                        parts = grpo_loss(logps, old_logps, batch, cfg, normaliser, ref)
+                        acc.backward(parts.loss)
+                    step_loss += float(parts.loss.detach())
+                    stats.processed_tokens += sum(s.n_tokens for s in mb if s.weight > 0)
+                    for k in sums:
+                        sums[k] += parts.stats[k]
+                    n_mb += 1
+                    done += 1
+                    if progress is not None:
+                        progress(done, total_mbs)
+                grad_norm = acc.clip_grad_norm_(self.module.parameters(), cfg.max_grad_norm)
+                self.optimizer.step()
+                self.optimizer.zero_grad(set_to_none=True)
+                self.global_step += 1
+                stats.optimizer_steps += 1
+                stats.loss = float(acc.reduce(torch.tensor(step_loss), "sum"))
+                stats.grad_norm = float(grad_norm)
+        self.rounds += 1
+        for k, v in sums.items():
+            setattr(stats, k, v / max(n_mb, 1))
+        stats.seconds = time.perf_counter() - start
+        return stats
+
+    # --- saving ---------------------------------------------------------------------------------
+    def adapter_state_dict(self) -> dict[str, torch.Tensor]:
+        """The trainable LoRA weights, gathered to full tensors (also under FSDP / ZeRO-3)."""
+        full = self.acc.get_state_dict(self.module)
+        return {k.removeprefix("policy."): v for k, v in full.items() if "lora_" in k}
+
+    def save_adapter(self, path: Path, metadata: dict[str, Any]) -> None:
+        """peft `save_pretrained` files + metadata.json, written by the main process."""
+        state = self.adapter_state_dict()
+        if self.acc.is_main_process:
+            path = Path(path)
+            path.mkdir(parents=True, exist_ok=True)
+            self.policy.save_pretrained(str(path), state_dict=state)
+            meta = {"step": self.global_step, "rounds": self.rounds, "base_model": str(self.model_path),
+                    "grpo": self.cfg.model_dump(), "lora": self.settings.lora.model_dump(), **metadata}
+            (path / "metadata.json").write_text(json.dumps(meta, indent=2, default=str))
+        self.acc.wait_for_everyone()
+
+    def save_state(self, path: Path) -> None:
+        """Everything needed to resume: adapter, optimiser state, step counters."""
+        path = Path(path)
+        self.save_adapter(path, {"checkpoint": True})
+        if self._sharded:
+            self.acc.save_state(str(path / "accelerate"))
+        elif self.acc.is_main_process:
+            torch.save(self.optimizer.state_dict(), path / OPTIMIZER_STATE)
+        if self.acc.is_main_process:
+            (path / TRAINER_STATE).write_text(json.dumps({"global_step": self.global_step, "rounds": self.rounds}))
+        self.acc.wait_for_everyone()
+
+    def _load_trainer_state(self, path: Path) -> None:
+        state_file = path / TRAINER_STATE
+        if not state_file.is_file():
+            raise FileNotFoundError(f"{path} is not a trainer checkpoint (no {TRAINER_STATE})")
+        state = json.loads(state_file.read_text())
+        self.global_step, self.rounds = int(state["global_step"]), int(state["rounds"])
+        if self._sharded:
+            self.acc.load_state(str(path / "accelerate"))
+        elif (path / OPTIMIZER_STATE).is_file():
+            self.optimizer.load_state_dict(torch.load(path / OPTIMIZER_STATE, weights_only=True))
+
+    @property
+    def _sharded(self) -> bool:
+        return self.acc.distributed_type.name in ("FSDP", "DEEPSPEED")
