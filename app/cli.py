@@ -21,7 +21,7 @@ app = typer.Typer(
 )
 
 # Each module exposes register(app). Heavy imports stay inside command bodies.
-COMMAND_MODULES = ["doctor", "runs"]
+COMMAND_MODULES = ["ask", "doctor", "runs"]
 
 
 def _version(value: bool) -> None:

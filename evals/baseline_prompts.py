@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-PROMPT_VERSION = "evals-baselines-1"
+PROMPT_VERSION = "evals-baselines-2"
 
 CLOSED_BOOK_SYSTEM = (
     "You answer questions from your own knowledge. Reply with the shortest possible answer: "
@@ -22,11 +22,11 @@ RETRIEVE_SYSTEM = (
 )
 
 LOOP_SYSTEM = (
-    "You research a question step by step with two tools.\n"
-    "- search: query = a few words to look up.\n"
-    "- open: query = the number of a search result to read in full.\n"
-    "- answer: when the evidence is enough to answer (query = the answer).\n"
-    "Choose exactly one action."
+    "You research a question with a search engine over an encyclopedia. Choose one action:\n"
+    "- search: query = a few key words from the question (names, titles, places); new words each time.\n"
+    "- open: query = the number of a source to read in full.\n"
+    "- answer: when the evidence shown is enough to answer the question.\n"
+    "Reply with one JSON action."
 )
 
 ANSWER_SCHEMA: dict[str, Any] = {
@@ -74,8 +74,10 @@ def retrieve_user(question: str, sources: list[tuple[int, str, str]]) -> str:
 
 
 def loop_user(question: str, sources: list[tuple[int, str, str]], last_observation: str, turn: int,
-              max_turns: int) -> str:
+              max_turns: int, searched: list[str]) -> str:
+    done = "; ".join(searched) or "none"
     return (
         f"Question: {question}\n\nEvidence so far:\n{sources_block(sources)}\n\n"
-        f"Last result: {last_observation}\n\nAction {turn} of {max_turns}. Choose the next action."
+        f"Searches done: {done}\nLast result: {last_observation}\n\n"
+        f"Action {turn} of {max_turns}. Choose the next action."
     )

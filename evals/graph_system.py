@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from deepresearch.evals.dataset import EvalQuestion
 from deepresearch.evals.recorder import question_seed
 from deepresearch.evals.results import EvalCitation, StopReason, SystemOutput
-from deepresearch.evals.tooling import EvalTools, _result_items
+from deepresearch.evals.tooling import EvalTools, result_items
 
 if TYPE_CHECKING:
     from deepresearch.agent.trace.store import TraceStore
@@ -37,10 +37,10 @@ def evidence_from_trace(store: TraceStore, run_id: str, tools: EvalTools) -> tup
         if event.kind != "tool" or payload.get("tool") not in EVIDENCE_TOOLS:
             continue
         output: dict[str, Any] = payload.get("output") or {}
-        items = _result_items(output) or ([{**output, "url": (payload.get("input") or {}).get("url", "")}]
+        items = result_items(output) or ([{**output, "url": (payload.get("input") or {}).get("url", "")}]
                                           if output.get("text") else [])
         for item in items:
-            hit = tools._hit(item, ("text", "snippet", "content"))
+            hit = tools.hit_from(item, ("text", "snippet", "content"))
             if hit.text:
                 texts.append(hit.text)
             if hit.doc_id:
@@ -80,7 +80,8 @@ async def run_graph(question: EvalQuestion, ctx: SystemContext) -> SystemOutput:
         tool_calls=int(usage.get("tool_calls", 0)), llm_calls=int(usage.get("llm_calls", 0)),
         llm_tokens=int(usage.get("llm_tokens", 0)), completion_tokens=completion_tokens,
         wall_s=float(usage.get("wall_s") or (time.perf_counter() - started)), stop_reason=status,
-        error=None if status != "error" else f"graph stopped with status '{result.status}'", run_id=result.run_id,
+        error=None if status != "error" else f"graph ended with status '{result.status}': {result.stop_detail}",
+        run_id=result.run_id,
     )
 
 

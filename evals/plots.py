@@ -35,7 +35,11 @@ def _grouped_bars(ax: plt.Axes, groups: list[str], series: dict[str, list[Metric
     x = np.arange(len(groups))
     for i, (name, cis) in enumerate(series.items()):
         means, err = _err(cis)
-        ax.bar(x + (i - (len(series) - 1) / 2) * width, means, width, yerr=err, capsize=3, label=name)
+        xs = x + (i - (len(series) - 1) / 2) * width
+        ax.bar(xs, means, width, yerr=err, capsize=3, label=name)
+        for xpos, ci in zip(xs, cis, strict=True):
+            if ci is None or ci.mean is None:  # undefined (e.g. no citations): say so, not a zero bar
+                ax.text(xpos, 0.01, "n/a", ha="center", va="bottom", fontsize=7, rotation=90, color="grey")
     ax.set_xticks(x, groups, rotation=20, ha="right")
     ax.set_ylim(0, 1.05)
     ax.legend(fontsize=8)
@@ -55,6 +59,7 @@ def plot_metrics(summary: EvalSummary, path: Path) -> Path:
 
 def plot_cost(summary: EvalSummary, path: Path) -> Path:
     fig, ax = plt.subplots(figsize=(6.5, 4.5))
+    costs = [s.metrics["llm_tokens"].mean for s in summary.systems.values() if s.metrics["llm_tokens"].mean]
     for name, s in summary.systems.items():
         cost, f1 = s.metrics["llm_tokens"], s.metrics["f1"]
         if cost.mean is None or f1.mean is None:
@@ -66,7 +71,10 @@ def plot_cost(summary: EvalSummary, path: Path) -> Path:
         ax.annotate(name, (cost.mean, f1.mean), textcoords="offset points", xytext=(5, 5), fontsize=8)
     ax.set_xlabel("LLM tokens per question (prompt + completion)")
     ax.set_ylabel("F1")
-    ax.set_xscale("symlog", linthresh=100)
+    if costs and max(costs) > 20 * min(costs):  # systems differ by orders of magnitude in cost
+        ax.set_xscale("log")
+    else:
+        ax.set_xlim(left=0)
     ax.set_ylim(bottom=0)
     ax.grid(alpha=0.3)
     ax.set_title("accuracy vs cost")

@@ -33,12 +33,14 @@ class ReportPaths(BaseModel):
     plots: list[Path]
 
 
+# Decimals per metric: shares get 3, counts and seconds fewer.
+DIGITS = {"tool_calls": 1, "llm_tokens": 0, "wall_s": 2}
+
+
 def format_ci(ci: MetricCI, digits: int = 3) -> str:
     if ci.mean is None:
         return "–"
-    if abs(ci.mean) >= 100:
-        return f"{ci.mean:,.0f} [{ci.low:,.0f}, {ci.high:,.0f}]"
-    return f"{ci.mean:.{digits}f} [{ci.low:.{digits}f}, {ci.high:.{digits}f}]"
+    return f"{ci.mean:,.{digits}f} [{ci.low:,.{digits}f}, {ci.high:,.{digits}f}]"
 
 
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
@@ -67,7 +69,8 @@ def render_markdown(summary: EvalSummary, header_lines: list[str], plots: list[P
     lines += [f"## Metrics (mean [{pct} % bootstrap CI], per question)", ""]
     rows = [["questions", *(str(summary.systems[s].n) for s in systems)]]
     for metric in METRICS:
-        rows.append([METRIC_LABELS[metric], *(format_ci(summary.metric(s, metric)) for s in systems)])
+        digits = DIGITS.get(metric, 3)
+        rows.append([METRIC_LABELS[metric], *(format_ci(summary.metric(s, metric), digits) for s in systems)])
     lines += _table(["metric", *systems], rows)
     for attr in ("by_type", "by_source"):
         for metric in ("em", "f1"):

@@ -59,7 +59,7 @@ class SystemOutput(BaseModel):
 class QuestionScores(BaseModel):
     em: float
     f1: float
-    citation_precision: float | None = None  # None: the question has no gold documents
+    citation_precision: float | None = None  # None: no gold documents, or a system without sources
     citation_recall: float | None = None
     verified_share: float | None = None  # None: nothing cited
     found_in_evidence: float | None = None  # None: yes/no question, or a system that does not retrieve
@@ -86,7 +86,9 @@ class QuestionResult(BaseModel):
 
 def score_output(question: EvalQuestion, output: SystemOutput) -> QuestionScores:
     yes_no = question.is_yes_no
-    precision, recall = citation_precision_recall(output.cited_doc_ids, question.gold_doc_ids)
+    precision = recall = None
+    if output.evidence is not None:  # a system without sources (closed-book) cannot cite: n/a, not 0
+        precision, recall = citation_precision_recall(output.cited_doc_ids, question.gold_doc_ids)
     found: float | None = None
     if not yes_no and output.evidence is not None:
         found = float(answer_in_text(output.evidence, question.golds))

@@ -40,6 +40,7 @@ from deepresearch.evals.report import summarize_dir
 from deepresearch.evals.results import QuestionResult, make_result
 from deepresearch.evals.results_file import ResultsFile
 from deepresearch.evals.systems import SYSTEM_NAMES, TOOL_FREE_SYSTEMS, SystemContext, get_system
+from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 if TYPE_CHECKING:
@@ -78,7 +79,8 @@ async def run_questions(
         queue.put_nowait(item)
 
     columns = (TextColumn("{task.description:<12}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    with Progress(*columns, disable=not progress, transient=False) as bar:
+    # stderr, so stdout stays clean for the summary table
+    with Progress(*columns, console=Console(stderr=True), disable=not progress, transient=False) as bar:
         tasks = {
             s: bar.add_task(s, total=len(questions), completed=sum((s, q.id) in done for q in questions))
             for s in systems
@@ -164,7 +166,7 @@ async def execute_eval(
     if plan.needs_tools and tools is None:
         raise EvalError("tool settings are required for systems that search")
     corpus = plan.corpus if plan.needs_tools else None
-    async with eval_environment(corpus, plan.docs, tools) as eval_tools:
+    async with eval_environment(corpus, plan.docs, tools, use_memory=evals.use_memory) as eval_tools:
         context = SystemContext(
             model=model, store=store, agent=agent, evals=evals, eval_id=plan.manifest.eval_id, adapter=adapter,
             temperature=plan.manifest.temperature, max_tokens=max_tokens, tools=eval_tools,

@@ -172,7 +172,8 @@ async def run_retrieve(question: EvalQuestion, ctx: SystemContext) -> SystemOutp
 
     async def body() -> SystemOutput:
         tools = ctx.require_tools()
-        hits, _error = await tools.search(rec, question.question, ctx.evals.retrieve_k)
+        # The search tool takes at most 500 characters; questions are shorter than that in practice.
+        hits, _error = await tools.search(rec, question.question[:500], ctx.evals.retrieve_k)
         shown = list(enumerate(hits, start=1))
         answer, citations = await _answer_over(rec, ctx, question, shown, "retrieve")
         return rec.finish(
@@ -207,7 +208,7 @@ class _LoopSources:
 
 
 async def _loop_step(
-    action: dict[str, Any], rec: RunRecorder, ctx: SystemContext, sources: _LoopSources, searched: set[str],
+    action: dict[str, Any], rec: RunRecorder, ctx: SystemContext, sources: _LoopSources, searched: dict[str, str],
 ) -> tuple[str, bool]:
     """Carry out one search/open action; returns (observation for the next prompt, was it new)."""
     tools = ctx.require_tools()
@@ -216,7 +217,7 @@ async def _loop_step(
         key = normalize_answer(query)
         if not key or key in searched:
             return f"search '{query}' was already done or is empty; try other words or open a result", False
-        searched.add(key)
+        searched[key] = query
         hits, error = await tools.search(rec, query, ctx.evals.retrieve_k)
         if error:
             return f"search failed: {error}", False
@@ -246,7 +247,7 @@ async def run_agent_loop(question: EvalQuestion, ctx: SystemContext) -> SystemOu
     rec = ctx.recorder("agent-loop", question)
 
     async def body() -> SystemOutput:
-        sources, searched = _LoopSources(), set()
+        sources, searched = _LoopSources(), {}
         observation, stale, stop = "none yet", 0, "budget_stop"
         max_turns = ctx.evals.loop_max_turns
         for turn in range(1, max_turns + 1):
@@ -256,7 +257,8 @@ async def run_agent_loop(question: EvalQuestion, ctx: SystemContext) -> SystemOu
                      for n, h in sources.shown(ctx.agent.max_sources_in_prompt)]
             messages = [
                 Message(role="system", content=prompts.LOOP_SYSTEM),
-                Message(role="user", content=prompts.loop_user(question.question, shown, observation, turn, max_turns)),
+                Message(role="user", content=prompts.loop_user(
+                    question.question, shown, observation, turn, max_turns, list(searched.values()))),
             ]
             completion = await rec.chat(
                 "agent", messages, prompts.ACTION_SCHEMA, ctx.sampling(f"{question.id}#{turn}", 64),

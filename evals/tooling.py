@@ -23,7 +23,7 @@ class Hit(BaseModel):
     text: str = ""
 
 
-def _result_items(output: dict[str, Any]) -> list[dict[str, Any]]:
+def result_items(output: dict[str, Any]) -> list[dict[str, Any]]:
     for key in ("results", "hits", "items"):
         items = output.get(key)
         if isinstance(items, list):
@@ -56,7 +56,7 @@ class EvalTools:
         self.doc_text = doc_text
         self.toolbox = toolbox  # what the graph system is given
 
-    def _hit(self, item: dict[str, Any], text_keys: tuple[str, ...]) -> Hit:
+    def hit_from(self, item: dict[str, Any], text_keys: tuple[str, ...]) -> Hit:
         url = _text_of(item, ("url", "source", "link"))
         doc_id = item.get("doc_id") if isinstance(item.get("doc_id"), str) else None
         return Hit(
@@ -69,7 +69,7 @@ class EvalTools:
         outcome = await rec.tool(self.search_tool, {"query": query})
         if not outcome.ok or outcome.output is None:
             return [], outcome.error or "search returned nothing"
-        hits = [self._hit(i, ("snippet", "content", "text")) for i in _result_items(outcome.output)]
+        hits = [self.hit_from(i, ("snippet", "content", "text")) for i in result_items(outcome.output)]
         return hits[:k], None
 
     async def open(self, rec: RunRecorder, url: str) -> tuple[Hit | None, str | None]:
@@ -77,5 +77,5 @@ class EvalTools:
         outcome = await rec.tool(self.open_tool, {"url": url})
         if not outcome.ok or outcome.output is None:
             return None, outcome.error or "open returned nothing"
-        hit = self._hit({"url": url, **outcome.output}, ("text", "content"))
+        hit = self.hit_from({"url": url, **outcome.output}, ("text", "content"))
         return hit, None

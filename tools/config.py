@@ -20,7 +20,7 @@ CHROMIUM_FLAGS = [
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
 
 class SearchSettings(_Strict):
@@ -59,6 +59,10 @@ class IndexSettings(_Strict):
     embed_batch: int = Field(64, ge=1)
     max_file_bytes: int = Field(50_000_000, ge=1, description="larger user files are skipped when indexing")
     snippet_tokens: int = Field(32, ge=4, le=64)
+    max_df_fraction: float = Field(
+        0.05, gt=0, le=1.0,
+        description="query terms in more than this share of documents are dropped while rarer terms remain",
+    )
 
 
 class EmbeddingSettings(_Strict):
@@ -86,6 +90,9 @@ class BrowserSettings(_Strict):
     min_text_chars: int = Field(200, ge=0, description="fast-path text shorter than this is rendered in Chromium")
     chromium_path: Path = Path("/usr/bin/chromium")
     chromium_args: list[str] = Field(default_factory=lambda: list(CHROMIUM_FLAGS))
+    render_settle_s: float = Field(
+        1.0, ge=0, description="after the load event, wait up to this long for the network to go idle"
+    )
     pool_size: int = Field(2, ge=1, le=16, description="pages rendered at once in the shared browser")
     max_text_chars: int = Field(200_000, ge=1_000, description="clean text kept per page")
     chunk_chars: int = Field(2_000, ge=200)

@@ -74,7 +74,7 @@ class LoraSettings(BaseModel):
 class RewardSettings(BaseModel):
     """Weights of the composable reward terms; the run's reward is their weighted sum."""
 
-    correctness: float = Field(1.0, description="weight of the tiered outcome (malformed < wrong < not found < correct)")
+    correctness: float = Field(1.0, description="weight of the tiered outcome (malformed < wrong < not found < ok)")
     f1: float = Field(0.5, description="weight of token F1 of the answer vs gold + aliases")
     citation: float = Field(0.3, description="weight of the citation reward (verified, among gold docs)")
     cost: float = Field(0.1, description="weight of the cost penalty (tool calls, tokens)")

@@ -186,10 +186,9 @@ def grpo_loss(
 
     per_token = per_token * batch.weights[seq_idx]
 
-    if cfg.loss_type == "grpo":  # each sequence counts once, whatever its length
-        total = per_sequence_mean(per_token, seq_idx, n_seqs).sum()
-    else:  # dapo / dr_grpo: every token counts once
-        total = per_token.sum()
+    # grpo: each sequence counts once, whatever its length; dapo / dr_grpo: every token counts once
+    by_sequence = cfg.loss_type == "grpo"
+    total = per_sequence_mean(per_token, seq_idx, n_seqs).sum() if by_sequence else per_token.sum()
     loss = total / normaliser
 
     with torch.no_grad():

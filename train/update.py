@@ -57,6 +57,10 @@ class CompletionLogps(torch.nn.Module):
     def forward(self, batch: TokenBatch, temperature: float) -> torch.Tensor:
         return completion_logps(self.policy, batch, temperature)
 
+    @property
+    def _no_split_modules(self) -> list[str]:  # FSDP's auto-wrap reads the layer class from here
+        return list(getattr(self.policy.get_base_model(), "_no_split_modules", None) or [])
+
 
 def load_policy(model_path: Path, lora: LoraSettings, init_adapter: Path | None, seed: int) -> torch.nn.Module:
     """Base model in fp32 + a trainable LoRA adapter (a fresh one, or a published one to continue)."""
@@ -90,7 +94,10 @@ class GRPOUpdater:
 
         self.settings = settings
         self.cfg = settings.grpo
-        self.acc = accelerator or Accelerator(cpu=not torch.cuda.is_available(), mixed_precision="no")
+        on_gpu = torch.cuda.is_available()
+        # fp32 on CPU always (bf16 is several times slower there); on GPUs the launch config decides.
+        precision = os.environ.get("ACCELERATE_MIXED_PRECISION", "no") if on_gpu else "no"
+        self.acc = accelerator or Accelerator(cpu=not on_gpu, mixed_precision=precision)
         if self.acc.num_processes > 1 and "OMP_NUM_THREADS" not in os.environ:
             torch.set_num_threads(max(1, (os.cpu_count() or 1) // self.acc.num_processes))
         self.model_path = Path(model_path)
@@ -178,9 +185,11 @@ class GRPOUpdater:
                 self.optimizer.zero_grad(set_to_none=True)
                 self.global_step += 1
                 stats.optimizer_steps += 1
-                stats.loss = float(acc.reduce(torch.tensor(step_loss), "sum"))
+                # each process's loss is scaled by the process count (see normaliser): the mean is the step loss
+                stats.loss = float(acc.reduce(torch.tensor(step_loss), "mean"))
                 stats.grad_norm = float(grad_norm)
         self.rounds += 1
+        stats.processed_tokens = int(acc.reduce(torch.tensor(stats.processed_tokens), "sum"))
         for k, v in sums.items():
             setattr(stats, k, v / max(n_mb, 1))
         stats.seconds = time.perf_counter() - start

@@ -8,13 +8,16 @@ from __future__ import annotations
 
 from typing import Literal
 
+from deepresearch.agent.prompts import load_prompt
 from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 from langgraph.types import Command, Send
 
-from .budget import exhausted, share, usage_of
-from .context import ResearchContext
-from .state import ExecutorTask, ResearchState
+from .budget import call_signature, exhausted, share, usage_of
+from .context import MalformedOutput, ResearchContext
+from .findings import render_findings, unique_findings
+from .schemas import DecisionOut, decision_schema
+from .state import ExecutorTask, PlanStep, ResearchState
 
 
 async def coordinator(state: ResearchState, runtime: Runtime[ResearchContext]) -> Command[
@@ -60,6 +63,13 @@ async def coordinator(state: ResearchState, runtime: Runtime[ResearchContext]) -
         emit({"event": "dispatch", "round": rnd + 1, "steps": [s["id"] for s in dispatched]})
         return Command(goto=sends, update=update)
 
+    if findings and rnd < budget.max_rounds and stale == 0:
+        step, usage = await follow_up(state, ctx)
+        if usage:
+            update["usage"] = usage
+        if step is not None:
+            emit({"event": "plan", "steps": [step], "replan": True})
+            return Command(goto="coordinator", update={**update, "plan": [step]})
     if findings:
         return Command(goto="writer", update={**update, "stop_reason": "finished", "stop_detail": ""})
     if rnd < budget.max_rounds:
@@ -67,6 +77,27 @@ async def coordinator(state: ResearchState, runtime: Runtime[ResearchContext]) -
         emit({"event": "replan", "round": rnd})
         return Command(goto="planner", update=update)
     return stop("budget_stop", f"no evidence found within {budget.max_rounds} round(s)")
+
+
+async def follow_up(state: ResearchState, ctx: ResearchContext) -> tuple[PlanStep | None, dict | None]:
+    """Ask the model whether the findings answer the question or one more search is needed (multi-hop)."""
+    plan = state.get("plan", [])
+    made = {c["input"] for c in state.get("tool_calls", []) if c["tool"] == "search"}
+    findings = unique_findings(state.get("findings", []))[: ctx.settings.max_sources_in_prompt]
+    try:
+        out, usage = await ctx.ask_model(
+            load_prompt("coordinator"), DecisionOut, decision_schema(), step="coordinator", max_tokens=64,
+            question=state["question"], findings=render_findings(findings, ctx.settings.evidence_chars),
+            searches="; ".join(sorted(made)) or "none",
+        )
+    except MalformedOutput:
+        return None, None
+    ctx.store.log_event(ctx.run_id, "decision", out.model_dump())
+    if out.decision != "search" or call_signature("search", out.query).split(":", 1)[1] in made:
+        return None, usage
+    step = PlanStep(id=max((s["id"] for s in plan), default=0) + 1, goal=f"find: {out.query}", tool="search",
+                    query=out.query, done_when="the missing fact is found", status="pending", round=-1)
+    return step, usage
 
 
 def _round_of(step_id: int, plan: list) -> int:

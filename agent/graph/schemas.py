@@ -34,6 +34,11 @@ class FindingOut(BaseModel):
     claim: str
 
 
+class DecisionOut(BaseModel):
+    decision: str  # "finish" | "search"
+    query: str = ""
+
+
 class ReportPoint(BaseModel):
     text: str = Field(min_length=1)
     cite: int
@@ -86,13 +91,22 @@ def finding_schema(sentences: list[str]) -> dict[str, Any]:
     }
 
 
-def writer_schema(n_findings: int, max_points: int = 4) -> dict[str, Any]:
-    props: dict[str, Any] = {"answer": _str(100)}
+def decision_schema() -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {"decision": {"type": "string", "enum": ["finish", "search"]}, "query": _str(100)},
+        "required": ["decision", "query"],
+        "additionalProperties": False,
+    }
+
+
+def writer_schema(n_findings: int, max_points: int = 3) -> dict[str, Any]:
+    props: dict[str, Any] = {"answer": _str(60)}
     required = ["answer"]
     if n_findings:
         point = {
             "type": "object",
-            "properties": {"text": _str(200), "cite": {"type": "integer", "enum": list(range(1, n_findings + 1))}},
+            "properties": {"text": _str(160), "cite": {"type": "integer", "enum": list(range(1, n_findings + 1))}},
             "required": ["text", "cite"],
             "additionalProperties": False,
         }

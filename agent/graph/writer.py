@@ -9,30 +9,14 @@ from langgraph.runtime import Runtime
 
 from .citations import check_citation
 from .context import MalformedOutput, ResearchContext
-from .evidence import normalise
+from .findings import render_findings, unique_findings
 from .schemas import ReportPoint, WriterOut, writer_schema
-from .state import Citation, Finding, ResearchState
+from .state import Citation, ResearchState
 
 STOP_NOTES = {
     "budget_stop": "This run stopped early: {detail}. The answer may be incomplete.",
     "loop_stop": "This run stopped early: {detail} (loop detected). The answer may be incomplete.",
 }
-
-
-def unique_findings(findings: list[Finding]) -> list[Finding]:
-    seen, out = set(), []
-    for f in findings:
-        key = (f["source"], normalise(f["quote"]))
-        if key not in seen:
-            seen.add(key)
-            out.append(f)
-    return out
-
-
-def render_findings(findings: list[Finding], chars: int) -> str:
-    if not findings:
-        return "(no findings)"
-    return "\n".join(f"[{i}] {f['claim']} — \"{f['quote'][:chars]}\" ({f['title']})" for i, f in enumerate(findings, 1))
 
 
 def render_report(question: str, answer: str, points: list[ReportPoint], cites: dict[int, Citation],

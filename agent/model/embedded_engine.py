@@ -232,6 +232,9 @@ class BatchingEngine:
         logits = logits.float()
         mask_logits(logits, [row.job.grammar for row in rows], self._bitmask)
         for i, row in enumerate(rows):
+            if row.job.grammar is not None:
+                tokens_left = row.job.sampling.max_tokens - len(row.token_ids)
+                row.job.grammar.steer_to_close(logits[i], tokens_left, lambda row=row: self._decode(row.token_ids))
             token, logprob = row.sampler.sample(logits[i])
             row.token_ids.append(token)
             row.logprobs.append(logprob)
@@ -252,9 +255,8 @@ class BatchingEngine:
             if cut >= 0:
                 row.text, row.finish_reason = text[:cut], "stop"
                 return
-        if len(row.token_ids) >= row.job.sampling.max_tokens:
-            row.finish_reason = "length"
-        elif len(row.job.prompt_ids) + len(row.token_ids) >= self._max_context:
+        used = len(row.job.prompt_ids) + len(row.token_ids)
+        if len(row.token_ids) >= row.job.sampling.max_tokens or used >= self._max_context:
             row.finish_reason = "length"
 
     def _retire_finished(self) -> None:

@@ -1,15 +1,23 @@
 """JSON-schema-constrained decoding for the embedded engine with xgrammar (the engine vLLM uses).
 
-Schemas compile once and are cached by their canonical JSON text; each constrained row gets its own
-matcher, and the engine masks that row's logits before sampling, so constrained and free rows share
-one batch. Whitespace between JSON tokens is not free (`any_whitespace=False`): a 135M model given
-free whitespace can emit newlines until it runs out of tokens. The vLLM client asks for the same.
+Schemas compile once and are cached by their JSON text (property order kept: it is the order the
+grammar emits them in); each constrained row gets its own matcher, and the engine masks that row's
+logits before sampling, so constrained and free rows share one batch. Whitespace between JSON tokens
+is not free (`any_whitespace=False`): a 135M model given free whitespace can emit newlines until it
+runs out of tokens. The vLLM client asks for the same.
+
+Closing: a small model can loop inside a string ("Python, Python, …") until max_tokens cuts the JSON.
+When a constrained row is within its closing reserve of max_tokens, its allowed tokens are narrowed
+to those that close something (`"`, `}`, `]`), else to `,`, so the object finishes and parses. Only
+that tail differs from plain grammar sampling (vLLM has no such step); its logprobs are those of the
+narrowed distribution, which is what the tokens were drawn from.
 """
 
 from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 from typing import Any
 
 import torch
@@ -17,9 +25,29 @@ import xgrammar as xgr
 
 from .base import ModelError
 
+# vLLM's xgrammar backend with disable_any_whitespace compiles with exactly these, so both backends
+# constrain to the same compact JSON.
+JSON_SEPARATORS = (",", ":")
+
 
 def schema_key(schema: dict[str, Any]) -> str:
-    return json.dumps(schema, sort_keys=True, separators=(",", ":"))
+    return json.dumps(schema, separators=(",", ":"))
+
+
+def closing_reserve(schema: dict[str, Any], max_tokens: int) -> int:
+    """Tokens kept back to close the JSON: a few per property the schema can still require."""
+    properties = json.dumps(schema).count('"properties"') + sum(
+        len(node.get("properties", {})) for node in _walk(schema)
+    )
+    return min(max_tokens // 2, 8 + 6 * properties)
+
+
+def _walk(node: Any) -> list[dict[str, Any]]:
+    if isinstance(node, dict):
+        return [node] + [n for v in node.values() for n in _walk(v)]
+    if isinstance(node, list):
+        return [n for v in node for n in _walk(v)]
+    return []
 
 
 class GrammarCache:
@@ -31,6 +59,7 @@ class GrammarCache:
         self._compiler = xgr.GrammarCompiler(self._info, max_threads=1)
         self._compiled: dict[str, xgr.CompiledGrammar] = {}
         self._lock = threading.Lock()
+        self.closing = ClosingTiers(tokenizer, vocab_size)
 
     def compile(self, schema: dict[str, Any]) -> xgr.CompiledGrammar:
         key = schema_key(schema)
@@ -39,7 +68,9 @@ class GrammarCache:
         if hit is not None:
             return hit
         try:
-            compiled = self._compiler.compile_json_schema(key, any_whitespace=False, strict_mode=True)
+            compiled = self._compiler.compile_json_schema(
+                key, any_whitespace=False, separators=JSON_SEPARATORS, strict_mode=True
+            )
         except Exception as exc:  # xgrammar raises RuntimeError/ValueError with a long message
             first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise ModelError(f"cannot compile the JSON schema for constrained decoding: {first_line}") from exc
@@ -47,15 +78,68 @@ class GrammarCache:
             self._compiled[key] = compiled
         return compiled
 
-    def matcher(self, compiled: xgr.CompiledGrammar) -> RowGrammar:
-        return RowGrammar(xgr.GrammarMatcher(compiled))
+    def matcher(self, compiled: xgr.CompiledGrammar, reserve: int = 0) -> RowGrammar:
+        return RowGrammar(xgr.GrammarMatcher(compiled), self.closing, reserve)
+
+
+class ClosingTiers:
+    """Vocabulary entries that end a JSON string, end an object/array, or separate items."""
+
+    def __init__(self, tokenizer: Any, vocab_size: int) -> None:
+        self.string_closers = torch.zeros(vocab_size, dtype=torch.bool)
+        self.structure_closers = torch.zeros(vocab_size, dtype=torch.bool)
+        self.separators = torch.zeros(vocab_size, dtype=torch.bool)
+        # Byte-level BPE keeps printable ASCII as itself, so the raw token strings can be searched.
+        for token_id, piece in enumerate(tokenizer.convert_ids_to_tokens(list(range(len(tokenizer))))):
+            if token_id >= vocab_size or piece is None:
+                continue
+            if '"' in piece:
+                self.string_closers[token_id] = "\\" not in piece  # an escaped quote stays in the string
+                continue
+            # `},` or `[` would open the next item: only pure closers (empty `[]`/`{}` are fine) count.
+            rest = piece.replace("[]", "").replace("{}", "")
+            if any(ch in rest for ch in "[{"):
+                continue
+            if "," in rest:
+                self.separators[token_id] = not any(ch in rest for ch in "}]")
+            elif "}" in rest or "]" in rest or rest != piece:
+                self.structure_closers[token_id] = True
+
+    def narrow(self, logits: torch.Tensor, in_string: bool) -> None:
+        """Keep, in place, only the allowed tokens of the first tier that has any, in one masked row."""
+        allowed = logits > float("-inf")
+        tiers = (self.string_closers,) if in_string else (self.structure_closers, self.separators)
+        for tier in tiers:
+            chosen = allowed & tier
+            if bool(chosen.any()):
+                logits.masked_fill_(~chosen, float("-inf"))
+                return
+
+
+def inside_json_string(text: str) -> bool:
+    """Whether JSON text stops inside a string literal (an odd number of unescaped quotes)."""
+    inside = escaped = False
+    for ch in text:
+        if escaped:
+            escaped = False
+        elif ch == "\\" and inside:
+            escaped = True
+        elif ch == '"':
+            inside = not inside
+    return inside
 
 
 class RowGrammar:
-    """One request's position in its grammar."""
+    """One request's position in its grammar, and how many final tokens are kept for closing it."""
 
-    def __init__(self, matcher: xgr.GrammarMatcher) -> None:
+    def __init__(self, matcher: xgr.GrammarMatcher, closing: ClosingTiers, reserve: int) -> None:
         self._matcher = matcher
+        self._closing = closing
+        self.reserve = reserve
+
+    def steer_to_close(self, logits: torch.Tensor, tokens_left: int, text_so_far: Callable[[], str]) -> None:
+        if tokens_left <= self.reserve:
+            self._closing.narrow(logits, inside_json_string(text_so_far()))
 
     def fill_mask(self, bitmask: torch.Tensor, row: int) -> None:
         self._matcher.fill_next_token_bitmask(bitmask, row)

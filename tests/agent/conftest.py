@@ -5,7 +5,6 @@ import re
 from pathlib import Path
 
 import pytest
-
 from deepresearch.agent.config import AgentSettings, BudgetSettings
 from deepresearch.agent.trace.store import TraceStore
 
@@ -67,6 +66,8 @@ def default_script(plan_queries=("Ada Lovelace born", "Analytical Engine designe
             return {"relevant": True, "quote": best, "claim": best[:60]}
         if role == "executor":
             return {"tool": "done", "input": "ok"}
+        if role == "coordinator":
+            return {"decision": "finish", "query": "none"}
         if role == "writer":
             n = len(request.json_schema["properties"].get("points", {}).get("items", {})
                     .get("properties", {}).get("cite", {}).get("enum", []))

@@ -11,14 +11,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
-
 from deepresearch.agent.model.base import ChatModel
 from deepresearch.agent.model.types import ChatRequest, Completion
 from deepresearch.agent.prompts import load_prompt
 from deepresearch.tools.base import Tool, ToolFailure, ToolOutcome
+from pydantic import BaseModel
 
-ROLES = ("planner", "executor", "extractor", "writer")
+ROLES = ("planner", "coordinator", "executor", "extractor", "writer")
 
 
 def role_of(request: ChatRequest) -> str:

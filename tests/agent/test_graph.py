@@ -51,6 +51,24 @@ async def test_replan_after_a_round_without_evidence(toolbox, store):
     assert any(e.kind == "replan" for e in store.events(result.run_id))
 
 
+async def test_coordinator_follow_up_search_adds_a_hop(toolbox, store):
+    base = default_script(("Ada Lovelace born",))
+
+    def script(role, request):
+        if role == "coordinator":
+            assert "[1]" in user_text(request)  # it sees the findings so far
+            return {"decision": "search", "query": "Analytical Engine designed"}
+        return base(role, request)
+
+    model = ScriptedModel(script)
+    result = await run(model, toolbox, store, settings=agent_settings(max_rounds=2))
+    searches = [raw["query"] for name, raw in toolbox.invocations if name == "search"]
+    assert searches == ["Ada Lovelace born", "Analytical Engine designed"]
+    assert model.calls("coordinator") == 1  # the round limit ends the run after the second hop
+    assert result.status == "finished"
+    assert any("d2" in c["source"] for c in result.citations)
+
+
 async def test_budget_stop_is_reported(toolbox, store):
     model = ScriptedModel(default_script(("Ada Lovelace born", "Analytical Engine", "London capital")))
     result = await run(model, toolbox, store, settings=agent_settings(max_tool_calls=2, max_rounds=1))

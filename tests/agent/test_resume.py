@@ -10,7 +10,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from deepresearch.agent.graph.run import ResumeError, research
 from deepresearch.agent.trace.store import TraceStore
 

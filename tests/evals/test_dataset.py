@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from deepresearch.evals.dataset import (
     DatasetError,
     check_gold_ids,

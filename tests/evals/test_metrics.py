@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 
 import pytest
-
 from deepresearch.evals.metrics import (
     answer_in_text,
     bootstrap_ci,
@@ -107,7 +106,7 @@ def test_bootstrap_ci_is_seeded_and_brackets_the_mean() -> None:
     assert c.mean == a.mean
     assert a.mean == pytest.approx(0.55)
     assert a.low < a.mean < a.high
-    assert 0.0 <= a.low and a.high <= 1.0
+    assert a.low >= 0.0 and a.high <= 1.0
     assert a.n == 10
 
 

@@ -23,7 +23,9 @@ def save_tiny_llama(path: Path, seed: int = 0) -> Path:
     return path
 
 
-def random_samples(n_groups: int = 3, group_size: int = 2, calls_per_run: int = 2, seed: int = 0) -> list[TrainingSample]:
+def random_samples(
+    n_groups: int = 3, group_size: int = 2, calls_per_run: int = 2, seed: int = 0
+) -> list[TrainingSample]:
     """Samples shaped like a trace: several calls per run, varied prompt/completion lengths."""
     rng = random.Random(seed)
     out = []

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 from urllib.parse import urljoin, urlsplit
 
 import httpx
-
 from deepresearch.tools.base import ToolFailure
 from deepresearch.tools.browser.netpolicy import AddressPolicy, BlockedAddress
 from deepresearch.tools.browser.transport import guarded_transport
@@ -69,7 +69,10 @@ class Fetcher:
         check_url(url)
         cap = max_bytes or self.settings.max_bytes
         try:
-            async with self.client.stream("GET", url, headers=headers) as response:
+            # A total deadline per hop: a server that trickles bytes forever must not hold us.
+            async with asyncio.timeout(self.settings.timeout_s), self.client.stream(
+                "GET", url, headers=headers
+            ) as response:
                 declared = response.headers.get("content-length")
                 if declared and declared.isdigit() and int(declared) > cap:
                     raise ToolFailure("too_large", f"{url}: {int(declared)} bytes is over the {cap}-byte limit")
@@ -81,7 +84,7 @@ class Fetcher:
                 return Hop(url=url, status=response.status_code, headers=response.headers, body=bytes(body))
         except BlockedAddress as exc:
             raise ToolFailure("blocked", str(exc)) from None
-        except httpx.TimeoutException:
+        except (httpx.TimeoutException, TimeoutError):
             raise ToolFailure("timeout", f"{url}: no response within the time limit") from None
         except httpx.DecodingError as exc:
             raise ToolFailure("bad_response", f"{url}: cannot decode the response: {exc}") from None

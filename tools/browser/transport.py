@@ -12,7 +12,6 @@ from typing import Any
 
 import httpcore
 import httpx
-
 from deepresearch.tools.browser.netpolicy import AddressPolicy, BlockedAddress, checked_addresses
 
 

@@ -6,10 +6,9 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
-from pydantic import ValidationError
-
 from deepresearch.tools.extract.files import SUPPORTED_SUFFIXES, UnreadableFile, read_user_file
 from deepresearch.tools.index.documents import SourceDoc
+from pydantic import ValidationError
 
 
 class IngestError(ValueError):

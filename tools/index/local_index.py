@@ -6,13 +6,12 @@ import threading
 from collections.abc import Iterable
 from pathlib import Path
 
-from pydantic import BaseModel
-
 from deepresearch.tools.config import EmbeddingSettings, IndexSettings
 from deepresearch.tools.index.documents import IndexHit, SourceDoc, StoredDoc, SyncReport
 from deepresearch.tools.index.fusion import reciprocal_rank_fusion
 from deepresearch.tools.index.store import BM25Store
 from deepresearch.tools.index.vectors import VectorStore
+from pydantic import BaseModel
 
 
 class IndexInfo(BaseModel):
@@ -78,9 +77,9 @@ class LocalIndex:
 
     def search(self, query: str, k: int) -> list[IndexHit]:
         if not self.has_vectors:
-            return self.bm25.search(query, k, index_name=self.name, snippet_tokens=self.settings.snippet_tokens)
+            return self._lexical(query, k)
         pool = max(k, self.settings.vector_candidates)
-        lexical = self.bm25.search(query, pool, index_name=self.name, snippet_tokens=self.settings.snippet_tokens)
+        lexical = self._lexical(query, pool)
         semantic = self._vector_store().search(query, pool)
         fused = reciprocal_rank_fusion(
             [[h.doc_id for h in lexical], [doc_id for doc_id, _ in semantic]], k=self.settings.rrf_k
@@ -97,6 +96,12 @@ class LocalIndex:
                 continue
             hits.append(IndexHit(doc_id=doc_id, title=title, snippet=snippet, score=score, rank=rank, index=self.name))
         return hits
+
+    def _lexical(self, query: str, k: int) -> list[IndexHit]:
+        return self.bm25.search(
+            query, k, index_name=self.name, snippet_tokens=self.settings.snippet_tokens,
+            max_df_fraction=self.settings.max_df_fraction,
+        )
 
     def get(self, doc_id: str) -> StoredDoc | None:
         return self.bm25.get(doc_id)

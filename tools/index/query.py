@@ -12,15 +12,18 @@ import re
 _WORD = re.compile(r"\w+", re.UNICODE)
 MAX_TERMS = 32
 
-STOP_WORDS = frozenset(
-    """a about above after again against all am an and any are as at be because been before being below
-    between both but by can could did do does doing down during each few for from further had has have
-    having he her here hers herself him himself his how i if in into is it its itself just me more most my
-    myself no nor not now of off on once only or other our ours ourselves out over own same she should so
-    some such than that the their theirs them themselves then there these they this those through to too
-    under until up very was we were what when where which while who whom why will with would you your
-    yours yourself yourselves also which whose whom did does known called name named""".split()
-)
+STOP_WORDS = frozenset((
+    "a", "about", "above", "after", "again", "against", "all", "am", "an", "and", "any", "are", "as", "at",
+    "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "could", "did",
+    "do", "does", "doing", "down", "during", "each", "few", "for", "from", "further", "had", "has", "have",
+    "having", "he", "her", "here", "hers", "herself", "him", "himself", "his", "how", "i", "if", "in", "into",
+    "is", "it", "its", "itself", "just", "me", "more", "most", "my", "myself", "no", "nor", "not", "now", "of",
+    "off", "on", "once", "only", "or", "other", "our", "ours", "ourselves", "out", "over", "own", "same", "she",
+    "should", "so", "some", "such", "than", "that", "the", "their", "theirs", "them", "themselves", "then",
+    "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "very", "was",
+    "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would",
+    "you", "your", "yours", "yourself", "yourselves", "also", "whose", "known", "called", "name", "named"
+))
 
 
 def query_terms(text: str) -> list[str]:
@@ -36,9 +39,6 @@ def query_terms(text: str) -> list[str]:
     return list(seen)[:MAX_TERMS]
 
 
-def fts_match_expression(text: str) -> str | None:
-    """An FTS5 MATCH expression, or None when the text has no searchable word."""
-    terms = query_terms(text)
-    if not terms:
-        return None
+def fts_or_expression(terms: list[str]) -> str:
+    """An FTS5 MATCH expression that matches any of the (already tokenised) terms."""
     return " OR ".join(f'"{term}"' for term in terms)

@@ -60,7 +60,8 @@ class _Handler(BaseHTTPRequestHandler):
             page = min(max(1, int((params.get("pageno") or ["1"])[0])), MAX_PAGES)
         except ValueError:
             page = 1
-        hits = self.server.index.search(query, RESULTS_PER_PAGE * page)[RESULTS_PER_PAGE * (page - 1) :] if query else []
+        found = self.server.index.search(query, RESULTS_PER_PAGE * page) if query else []
+        hits = found[RESULTS_PER_PAGE * (page - 1) :]
         if fmt == "json":
             base = f"http://{self.headers.get('Host') or self.server.authority}"
             self._send(200, pages.searxng_json(query, hits, base), "application/json")

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import ClassVar
 
 import httpx
-
 from deepresearch.tools.base import Tool, ToolFailure
 from deepresearch.tools.config import SearchSettings
 from deepresearch.tools.index.local_index import LocalIndex

@@ -7,7 +7,6 @@ from email.utils import parsedate_to_datetime
 from typing import Any
 
 import httpx
-
 from deepresearch.tools.search.types import BackendFailure, SearchHit
 
 

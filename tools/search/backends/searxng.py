@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import httpx
-
 from deepresearch.tools.search.backends.base import SearchBackend, request_json, text_field
 from deepresearch.tools.search.types import BackendFailure, SearchHit
 

@@ -1,0 +1,22 @@
+"""Findings as the model sees them: de-duplicated and numbered."""
+
+from __future__ import annotations
+
+from .evidence import normalise
+from .state import Finding
+
+
+def unique_findings(findings: list[Finding]) -> list[Finding]:
+    seen, out = set(), []
+    for f in findings:
+        key = (f["source"], normalise(f["quote"]))
+        if key not in seen:
+            seen.add(key)
+            out.append(f)
+    return out
+
+
+def render_findings(findings: list[Finding], chars: int) -> str:
+    if not findings:
+        return "(no findings)"
+    return "\n".join(f"[{i}] {f['claim']} — \"{f['quote'][:chars]}\" ({f['title']})" for i, f in enumerate(findings, 1))

@@ -1,0 +1,158 @@
+"""The embedded chat model: SmolLM2-135M-Instruct in-process with transformers, fp32, batched.
+
+`EmbeddedChatModel.load(model_dir)` reads the converted safetensors (see embedded_weights.py) in a
+couple of seconds. Every `complete()` call, from any number of coroutines, goes to one batching
+engine thread; prompts are the tokenizer's chat template, and the token ids in the returned
+`Completion` are exactly those fed to and produced by the model.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from ..config import EMBEDDED_MODEL_NAME
+from .base import ChatModel, ModelError
+from .types import ChatRequest, Completion, Message
+
+# libgomp reads this once, when torch is first imported: busy-waiting OpenMP threads on a 2-core box
+# shared with other work make every step 5-10x slower.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+
+def default_threads() -> int:
+    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+
+
+class EmbeddedChatModel(ChatModel):
+    def __init__(self, model: Any, tokenizer: Any, *, model_name: str, max_batch: int, threads: int) -> None:
+        from .embedded_adapters import AdapterSet
+        from .embedded_engine import BatchingEngine
+        from .embedded_grammar import GrammarCache
+
+        self.model_name = model_name
+        self.load_s = 0.0
+        self._tokenizer = tokenizer
+        self._tokenizer_lock = threading.Lock()
+        config = model.config
+        self.max_context = int(config.max_position_embeddings)
+        self._grammars = GrammarCache(tokenizer, vocab_size=int(config.vocab_size))
+        self._adapters = AdapterSet(model)
+        eos = {tokenizer.eos_token_id, *_as_list(config.eos_token_id)} - {None}
+        self._engine = BatchingEngine(
+            self._adapters,
+            tokenizer,
+            self._tokenizer_lock,
+            eos_ids={int(e) for e in eos},
+            pad_id=int(tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id),
+            vocab_size=int(config.vocab_size),
+            max_batch=max_batch,
+            max_context=self.max_context,
+            threads=threads,
+        )
+
+    @classmethod
+    def load(
+        cls,
+        model_dir: Path,
+        *,
+        model_name: str = EMBEDDED_MODEL_NAME,
+        max_batch: int = 8,
+        threads: int | None = None,
+    ) -> EmbeddedChatModel:
+        """Load fp32 weights and tokenizer from a safetensors directory."""
+        started = time.perf_counter()
+        import torch
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        threads = threads or default_threads()
+        torch.set_num_threads(threads)
+        model_dir = Path(model_dir)
+        if not (model_dir / "config.json").is_file():
+            raise ModelError(f"no model at {model_dir} (config.json missing)")
+        tokenizer = AutoTokenizer.from_pretrained(model_dir)
+        model = AutoModelForCausalLM.from_pretrained(model_dir, dtype=torch.float32)
+        model.eval()
+        chat_model = cls(model, tokenizer, model_name=model_name, max_batch=max_batch, threads=threads)
+        chat_model.load_s = time.perf_counter() - started
+        return chat_model
+
+    # --- prompts ----------------------------------------------------------------------
+    def prompt_token_ids(self, messages: list[Message]) -> list[int]:
+        """The chat template rendered by the tokenizer and tokenised as-is (no extra special tokens),
+        the same way vLLM's chat endpoint builds its prompt."""
+        rendered = [m.model_dump() for m in messages]
+        with self._tokenizer_lock:
+            text = self._tokenizer.apply_chat_template(rendered, tokenize=False, add_generation_prompt=True)
+            return list(self._tokenizer(text, add_special_tokens=False)["input_ids"])
+
+    # --- ChatModel --------------------------------------------------------------------
+    async def complete(self, request: ChatRequest) -> Completion:
+        from .embedded_engine import GenerationJob
+        from .embedded_grammar import closing_reserve
+
+        adapter = request.adapter or self.active_adapter
+        if adapter is not None and adapter not in self._adapters.names():
+            raise ModelError(f"unknown adapter {adapter!r}; loaded: {', '.join(self.adapters()) or 'none'}")
+        prompt_ids = self.prompt_token_ids(request.messages)
+        if len(prompt_ids) >= self.max_context:
+            raise ModelError(f"prompt of {len(prompt_ids)} tokens does not fit the context of {self.max_context}")
+        grammar = None
+        if request.json_schema is not None:
+            reserve = closing_reserve(request.json_schema, request.sampling.max_tokens)
+            grammar = self._grammars.matcher(self._grammars.compile(request.json_schema), reserve)
+        job = GenerationJob(prompt_ids, request.sampling, grammar, adapter)
+        try:
+            result = await asyncio.wrap_future(self._engine.submit(job))
+        except asyncio.CancelledError:
+            job.cancelled = True
+            raise
+        parsed = None
+        if request.json_schema is not None:
+            try:
+                parsed = json.loads(result.text)
+            except json.JSONDecodeError:
+                parsed = None  # cut by max_tokens: finish_reason says "length"
+        return Completion(
+            text=result.text,
+            parsed=parsed,
+            prompt_token_ids=prompt_ids,
+            completion_token_ids=result.token_ids,
+            logprobs=result.logprobs,
+            model=self.model_name,
+            adapter=adapter,
+            finish_reason=result.finish_reason,  # type: ignore[arg-type]
+            timings=result.timings,
+        )
+
+    async def load_adapter(self, name: str, path: Path) -> None:
+        await asyncio.wrap_future(self._engine.call(lambda: self._adapters.load(name, Path(path)), name))
+
+    def load_adapter_blocking(self, name: str, path: Path) -> None:
+        """For synchronous callers (build_model); never call from inside a running event loop."""
+        self._engine.call(lambda: self._adapters.load(name, Path(path)), name).result()
+
+    async def unload_adapter(self, name: str) -> None:
+        if name not in self._adapters.names():
+            raise ModelError(f"unknown adapter {name!r}; loaded: {', '.join(self.adapters()) or 'none'}")
+        await asyncio.wrap_future(self._engine.call(lambda: self._adapters.unload(name), name))
+        if self.active_adapter == name:
+            self.active_adapter = None
+
+    def adapters(self) -> list[str]:
+        return self._adapters.names()
+
+    async def close(self) -> None:
+        await asyncio.to_thread(self._engine.close)
+
+
+def _as_list(value: Any) -> list[Any]:
+    if value is None:
+        return []
+    return list(value) if isinstance(value, list | tuple) else [value]

@@ -1,0 +1,167 @@
+"""`deepresearch ask "question"`: research a question and print a cited report.
+
+Exit codes: 0 finished · 1 the run failed (model or infrastructure error; see the trace) · 2 bad input
+or settings · 3 stopped early by a budget or loop limit (a report is still written) · 4 plan rejected ·
+130 interrupted (resume with --resume RUN_ID).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.prompt import Prompt
+
+from ..console import err, fail, out
+from ..progress import ResearchProgress
+from ..runtime import open_runtime
+from ..settings import Settings, SettingsError, get_settings
+
+EXIT_CODES = {"finished": 0, "error": 1, "budget_stop": 3, "loop_stop": 3, "rejected": 4}
+
+
+def apply_overrides(settings: Settings, *, model: str | None, search: str | None, adapter: str | None,
+                    max_time: float | None, auto_approve: bool | None) -> Settings:
+    """CLI flags are the highest-precedence source: re-validate the merged settings."""
+    data = settings.model_dump(mode="python")
+    if model:
+        if model == "embedded":
+            data["model"]["backend"] = "embedded"
+        elif model.startswith(("http://", "https://")):
+            data["model"].update(backend="openai", base_url=model)
+        else:
+            data["model"]["name"] = model
+    if adapter:
+        data["model"]["adapter"] = adapter
+    if search:
+        data["tools"]["search"]["backends"] = [b.strip() for b in search.split(",") if b.strip()]
+    if max_time:
+        data["agent"]["budget"]["max_wall_s"] = max_time
+    if auto_approve is not None:
+        data["agent"]["auto_approve"] = auto_approve
+    try:
+        return Settings.model_validate(data)
+    except Exception as exc:  # pydantic.ValidationError → one line
+        first = exc.errors()[0] if hasattr(exc, "errors") else {"loc": (), "msg": str(exc)}
+        raise SettingsError(f"bad setting '{'.'.join(map(str, first['loc']))}' (command-line flag): "
+                            f"{first['msg']}") from None
+
+
+async def ask_user_about_plan(plan: list[dict[str, Any]], progress: ResearchProgress) -> dict[str, Any]:
+    progress.pause()
+    err.print("\n[bold]Proposed plan[/]")
+    for i, s in enumerate(plan, 1):
+        err.print(f"  {i}. [{s['tool']}] {s['query']}  — {s['goal']}")
+    choice = Prompt.ask("[a]ccept, [e]dit or [r]eject", choices=["a", "e", "r"], default="a", console=err)
+    if choice == "r":
+        return {"action": "reject"}
+    if choice == "a":
+        return {"action": "accept"}
+    steps = []
+    for i, s in enumerate(plan, 1):
+        query = Prompt.ask(f"step {i} query (empty line drops the step)", default=s["query"], console=err)
+        if query.strip():
+            steps.append({**s, "query": query})
+    extra = Prompt.ask("add a search query (optional)", default="", console=err)
+    if extra.strip():
+        steps.append({"goal": extra, "tool": "search", "query": extra})
+    return {"action": "edit", "steps": steps} if steps else {"action": "reject"}
+
+
+def result_json(result: Any, adapter: str | None) -> dict[str, Any]:
+    return {
+        "run_id": result.run_id, "status": result.status, "stop_detail": result.stop_detail,
+        "answer": result.answer, "report": result.report, "citations": result.citations,
+        "verified_citations": result.verified_citations,
+        "removed_citations": sum(1 for c in result.citations if not c.get("verified")),
+        "usage": result.usage, "adapter": adapter, "errors": result.errors,
+    }
+
+
+async def _ask(settings: Settings, question: str | None, *, resume: str | None, offline: bool, index: str | None,
+               quiet: bool, checkpoint: bool) -> Any:
+    from deepresearch.agent.graph.run import research
+
+    async with open_runtime(settings, offline=offline, index=index) as rt:
+        interactive = sys.stdin.isatty() and not settings.agent.auto_approve
+        with ResearchProgress(err, settings.agent.budget, quiet=quiet) as progress:
+            async def approve(plan: list[dict[str, Any]]) -> dict[str, Any]:
+                return await ask_user_about_plan(plan, progress) if interactive else {"action": "accept"}
+
+            return await research(
+                question, model=rt.model, toolbox=rt.toolbox, store=rt.store, settings=settings.agent,
+                sampling_temperature=settings.model.temperature, max_tokens=settings.model.max_tokens,
+                adapter=settings.model.adapter, checkpoint_path=settings.paths.checkpoints_db if checkpoint else None,
+                resume_run_id=resume, approve=approve, on_event=progress,
+                settings_snapshot=settings.model_dump(mode="json", exclude={"tools": {"search": {
+                    "tavily_api_key", "brave_api_key"}}}),
+            )
+
+
+def ask(
+    question: str | None = typer.Argument(None, help="the question to research"),
+    out_file: Path | None = typer.Option(None, "--out", "-o", help="write the report (or JSON) to this file"),
+    as_json: bool = typer.Option(False, "--json", help="machine-readable result: answer, report, citations, usage"),
+    resume: str | None = typer.Option(None, "--resume", help="continue an interrupted run by its id"),
+    offline: bool = typer.Option(False, "--offline", help="search the local index only"),
+    index: str | None = typer.Option(None, "--index", help="local index to search (default: settings.index)"),
+    search: str | None = typer.Option(None, "--search", help="search backends in order, e.g. 'searxng,ddg,local'"),
+    model: str | None = typer.Option(None, "--model", help="'embedded', a server URL (…/v1), or a model name"),
+    adapter: str | None = typer.Option(None, "--adapter", help="LoRA adapter to answer with"),
+    auto_approve: bool | None = typer.Option(None, "--auto-approve/--approve",
+                                             help="skip / ask for plan approval (default: settings)"),
+    max_time: float | None = typer.Option(None, "--max-time", min=1, help="wall-time budget in seconds"),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress output"),
+    checkpoint: bool = typer.Option(True, "--checkpoint/--no-checkpoint", help="save state for --resume"),
+) -> None:
+    """Research a question and print a report whose every citation is checked against its source."""
+    if resume is None and (question is None or not question.strip()):
+        raise fail("give a question, e.g. deepresearch ask \"Who designed the Analytical Engine?\", or --resume RUN_ID")
+    if resume is not None and question:
+        raise fail("give either a question or --resume RUN_ID, not both")
+    if out_file is not None and not out_file.parent.exists():
+        raise fail(f"--out: directory {out_file.parent} does not exist")
+    try:
+        settings = apply_overrides(get_settings(), model=model, search=search, adapter=adapter,
+                                   max_time=max_time, auto_approve=auto_approve)
+    except SettingsError as exc:
+        raise fail(str(exc)) from None
+    from deepresearch.agent.graph.run import ResumeError
+    from deepresearch.agent.model.base import ModelError
+    from deepresearch.agent.trace.store import RunNotFound
+    from deepresearch.tools.index.store import IndexNotFound
+
+    try:
+        result = asyncio.run(_ask(settings, question, resume=resume, offline=offline, index=index, quiet=quiet,
+                                  checkpoint=checkpoint))
+    except KeyboardInterrupt:
+        err.print("\ninterrupted — continue with: deepresearch ask --resume <run id shown by `deepresearch runs list`>")
+        raise typer.Exit(130) from None
+    except (RunNotFound, ResumeError, IndexNotFound, ValueError) as exc:
+        raise fail(str(exc)) from None
+    except ModelError as exc:
+        raise fail(str(exc), code=1) from None
+
+    adapter_used = settings.model.adapter
+    text = json.dumps(result_json(result, adapter_used), indent=2, ensure_ascii=False) if as_json else result.report
+    if out_file:
+        out_file.write_text(text + ("\n" if as_json else ""), encoding="utf-8")
+        err.print(f"wrote {out_file}")
+    elif as_json:
+        print(text)
+    else:
+        out.print(text, markup=False, highlight=False)
+    if not as_json:
+        err.print(f"run {result.run_id} · {result.status} · {result.verified_citations} verified citation(s) · "
+                  f"{result.usage.get('llm_tokens', 0)} tokens · {result.usage.get('wall_s', 0)}s", highlight=False)
+        if result.status == "error":
+            err.print(f"[red]error:[/] {result.stop_detail}")
+    raise typer.Exit(EXIT_CODES.get(result.status, 1))
+
+
+def register(app: typer.Typer) -> None:
+    app.command("ask")(ask)

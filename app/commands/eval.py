@@ -1,0 +1,218 @@
+"""`deepresearch eval …`: run systems on a QA set; `eval compare A B`; `eval report DIR`."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import typer
+from deepresearch.app.console import err, fail, out
+from deepresearch.app.settings import get_settings
+
+if TYPE_CHECKING:
+    from deepresearch.agent.model.base import ChatModel
+    from deepresearch.app.settings import Settings
+    from deepresearch.evals.aggregate import EvalSummary
+    from deepresearch.evals.config import EvalSettings
+    from deepresearch.evals.runner import EvalPlan
+
+eval_app = typer.Typer(
+    help="Benchmark systems (closed-book, retrieve, agent-loop, graph) on a QA set with its corpus.",
+    invoke_without_command=True,
+)
+
+SUMMARY_ROWS = ("em", "f1", "citation_precision", "citation_recall", "verified_share", "found_in_evidence",
+                "tool_calls", "llm_tokens", "wall_s", "error")
+
+
+def _eval_settings(seed: int | None, concurrency: int | None) -> EvalSettings:
+    from deepresearch.evals.config import EvalSettings
+
+    # Until app/settings.py composes EvalSettings as `evals`, the defaults stand in.
+    base = getattr(get_settings(), "evals", None) or EvalSettings()
+    update = {k: v for k, v in {"seed": seed, "concurrency": concurrency}.items() if v is not None}
+    return base.model_copy(update=update)
+
+
+def _systems(values: list[str]) -> list[str]:
+    """`--system a --system b` and `--system a,b` both work."""
+    return [s.strip() for v in values for s in v.split(",") if s.strip()]
+
+
+def _adapter_path(adapter: str | None, adapters_dir: Path) -> tuple[str | None, Path | None]:
+    """(name, folder to load it from, or None when the model server should already know it)."""
+    if adapter is None:
+        return None, None
+    as_path = Path(adapter)
+    if as_path.is_dir():
+        return as_path.name, as_path
+    if (adapters_dir / adapter).is_dir():
+        return adapter, adapters_dir / adapter
+    return adapter, None
+
+
+async def _load_adapter(model: ChatModel, name: str, path: Path | None, adapters_dir: Path) -> None:
+    if name in model.adapters():
+        return
+    if path is None:
+        raise fail(
+            f"--adapter: '{name}' is neither loaded in the model ({', '.join(model.adapters()) or 'none loaded'}) "
+            f"nor a folder under {adapters_dir}"
+        )
+    await model.load_adapter(name, path)
+
+
+def _print_summary(summary: EvalSummary) -> None:
+    from deepresearch.evals.report import DIGITS, METRIC_LABELS, format_ci
+    from rich.table import Table
+
+    table = Table("metric", *summary.systems, title=f"{summary.eval_id} (mean [95 % CI])")
+    table.add_row("questions", *(str(s.n) for s in summary.systems.values()))
+    for metric in SUMMARY_ROWS:
+        table.add_row(METRIC_LABELS[metric], *(
+            format_ci(summary.metric(s, metric), DIGITS.get(metric, 3)) for s in summary.systems
+        ))
+    out.print(table)
+
+
+@eval_app.callback()
+def run(
+    ctx: typer.Context,
+    questions: Path | None = typer.Option(None, "--questions", help="questions.jsonl (see docs/evals.md)"),
+    corpus: Path | None = typer.Option(None, "--corpus", help="corpus.jsonl; indexed and served locally for the run"),
+    system: list[str] = typer.Option(
+        [], "--system", help="closed-book | retrieve | agent-loop | graph (repeat, or comma-separate)"
+    ),
+    out_dir: Path | None = typer.Option(None, "--out", help="results, report and plots go here (resumable)"),
+    limit: int | None = typer.Option(None, "--limit", help="only the first N questions (seeded order)"),
+    split: str | None = typer.Option(None, "--split", help="only questions of this split, e.g. dev"),
+    adapter: str | None = typer.Option(None, "--adapter", help="LoRA adapter name (or folder) to answer with"),
+    seed: int | None = typer.Option(None, "--seed", help="question order, sampling and bootstrap seed"),
+    concurrency: int | None = typer.Option(None, "--concurrency", help="questions answered at once"),
+    temperature: float | None = typer.Option(None, "--temperature", help="sampling temperature (default: model's)"),
+    retry_errors: bool = typer.Option(False, "--retry-errors", help="re-run questions whose result was an error"),
+    plots: bool = typer.Option(True, "--plots/--no-plots", help="write PNG plots"),
+    progress: bool = typer.Option(True, "--progress/--no-progress", help="show the progress bar"),
+) -> None:
+    """Run an eval: `deepresearch eval --questions Q --corpus C --system graph --out DIR`."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from deepresearch.evals.dataset import DatasetError
+    from deepresearch.evals.runner import EvalError, plan_eval
+
+    if questions is None:
+        raise fail("--questions FILE is required (or use `deepresearch eval compare A B`)")
+    if out_dir is None:
+        raise fail("--out DIR is required (results are written and resumed there)")
+    systems = _systems(system)
+    if not systems:
+        raise fail("--system is required: closed-book, retrieve, agent-loop or graph")
+    if concurrency is not None and concurrency < 1:
+        raise fail(f"--concurrency must be at least 1 (got {concurrency})")
+    if temperature is not None and not 0.0 <= temperature <= 5.0:
+        raise fail(f"--temperature must be between 0 and 5 (got {temperature})")
+    settings = get_settings()
+    evals = _eval_settings(seed, concurrency)
+    temp = settings.model.temperature if temperature is None else temperature
+    adapters_dir = settings.paths.adapters
+    # No --adapter: the configured one (model.adapter) answers, as it does for `ask`.
+    adapter_name, adapter_dir = _adapter_path(adapter or settings.model.adapter, adapters_dir)
+    try:
+        plan = plan_eval(
+            questions=questions, corpus=corpus, systems=systems, out_dir=out_dir, model_name=settings.model.name,
+            split=split, limit=limit, seed=evals.seed, adapter=adapter_name, temperature=temp,
+        )
+    except (EvalError, DatasetError) as exc:
+        raise fail(str(exc)) from None
+    err.print(
+        f"eval {plan.manifest.eval_id}: {len(plan.questions)} questions × {', '.join(plan.systems)} → {out_dir}",
+        markup=False, highlight=False,
+    )
+    summary = asyncio.run(_execute(plan, settings, evals, adapter_name, adapter_dir, retry_errors, progress))
+    _print_summary(summary)
+    from deepresearch.evals.report import write_report
+
+    paths = write_report(out_dir, evals, plots=plots)
+    out.print(f"report: {paths.markdown}")
+    for plot in paths.plots:
+        out.print(f"plot:   {plot}")
+
+
+async def _execute(
+    plan: EvalPlan, settings: Settings, evals: EvalSettings, adapter_name: str | None, adapter_dir: Path | None,
+    retry_errors: bool, progress: bool,
+) -> EvalSummary:
+    from deepresearch.agent.model.base import ModelError
+    from deepresearch.agent.model.factory import build_model
+    from deepresearch.agent.trace.store import TraceStore
+    from deepresearch.evals.runner import EvalError, execute_eval
+
+    try:
+        model = build_model(settings.model, cache_dir=settings.cache_dir, adapters_dir=settings.paths.adapters)
+    except ModelError as exc:
+        raise fail(f"model: {exc}") from None
+    try:
+        if adapter_name:
+            await _load_adapter(model, adapter_name, adapter_dir, settings.paths.adapters)
+        store = TraceStore(settings.paths.traces_db)
+        try:
+            return await execute_eval(
+                plan, model=model, store=store, agent=settings.agent, tools=settings.tools, evals=evals,
+                max_tokens=settings.model.max_tokens, progress=progress, retry_errors=retry_errors,
+            )
+        except EvalError as exc:
+            raise fail(str(exc)) from None
+        finally:
+            store.close()
+    finally:
+        await model.close()
+
+
+@eval_app.command("compare")
+def compare(
+    a: Path = typer.Argument(..., help="eval --out directory A (e.g. the base model)"),
+    b: Path = typer.Argument(..., help="eval --out directory B (e.g. a new adapter)"),
+    out_file: Path | None = typer.Option(None, "--out", help="also write the comparison here (.md or .json)"),
+    max_flips: int = typer.Option(30, "--max-flips", help="flipped questions listed per system"),
+) -> None:
+    """B − A per metric with paired bootstrap intervals, and the questions whose answer flipped."""
+    from deepresearch.evals.compare import compare_dirs, render_comparison
+
+    for path in (a, b):
+        if not path.is_dir():
+            raise fail(f"{path}: not an eval directory (give the --out of two evals)")
+    evals = _eval_settings(None, None)
+    try:
+        comparison = compare_dirs(a, b, seed=evals.seed, resamples=evals.bootstrap_resamples,
+                                  confidence=evals.confidence)
+    except ValueError as exc:
+        raise fail(str(exc)) from None
+    text = render_comparison(comparison, max_flips=max_flips)
+    out.print(text, markup=False, highlight=False)
+    if out_file is not None:
+        body = comparison.model_dump_json(indent=2) if out_file.suffix == ".json" else text
+        out_file.write_text(body, encoding="utf-8")
+
+
+@eval_app.command("report")
+def report(
+    directory: Path = typer.Argument(..., help="an eval --out directory"),
+    plots: bool = typer.Option(True, "--plots/--no-plots"),
+) -> None:
+    """Rebuild summary.json, report.md and the plots of an eval directory (finished or not)."""
+    from deepresearch.evals.report import write_report
+
+    if not directory.is_dir():
+        raise fail(f"{directory}: not an eval directory")
+    try:
+        paths = write_report(directory, _eval_settings(None, None), plots=plots)
+    except ValueError as exc:
+        raise fail(str(exc)) from None
+    out.print(f"report: {paths.markdown}")
+    for plot in paths.plots:
+        out.print(f"plot:   {plot}")
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(eval_app, name="eval")

@@ -1,0 +1,89 @@
+"""Live progress of a research run on stderr: the plan, each executor's current action, sources found,
+and the token/time budget. Plain lines when stderr is not a terminal."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from deepresearch.agent.config import BudgetSettings
+from rich.console import Console, Group
+from rich.live import Live
+from rich.table import Table
+from rich.text import Text
+
+
+class ResearchProgress:
+    def __init__(self, console: Console, budget: BudgetSettings, quiet: bool = False):
+        self.console = console
+        self.budget = budget
+        self.quiet = quiet
+        self.started = time.time()
+        self.steps: dict[int, dict[str, Any]] = {}
+        self.current: dict[int, str] = {}
+        self.sources: list[str] = []
+        self.usage: dict[str, int] = {}
+        self.notes: list[str] = []
+        self.live: Live | None = None
+
+    def __enter__(self) -> ResearchProgress:
+        if self.console.is_terminal and not self.quiet:
+            self.live = Live(self._render(), console=self.console, refresh_per_second=4, transient=False)
+            self.live.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.live:
+            self.live.update(self._render())
+            self.live.__exit__(None, None, None)
+
+    def pause(self) -> None:
+        """Stop redrawing (e.g. while the user edits the plan)."""
+        if self.live:
+            self.live.__exit__(None, None, None)
+            self.live = None
+
+    def __call__(self, event: dict[str, Any]) -> None:
+        kind = event.get("event")
+        if kind == "plan":
+            for s in event["steps"]:
+                self.steps[s["id"]] = dict(s)
+            self._line(("re-planned: " if event.get("replan") else "plan: ")
+                       + "; ".join(f"[{s['id']}] {s['tool']} {s['query']!r}" for s in event["steps"]))
+        elif kind == "dispatch":
+            for sid in event["steps"]:
+                self.steps.get(sid, {})["status"] = "running"
+            self._line(f"round {event['round']}: running steps {event['steps']}")
+        elif kind == "action":
+            self.current[event["step"]] = f"{event['tool']}({event['input'][:60]!r})"
+            self._line(f"  step {event['step']}: {self.current[event['step']]}")
+        elif kind == "source":
+            self.sources.append(event.get("title") or event["url"])
+            self._line(f"  step {event['step']}: evidence from {self.sources[-1]}")
+        elif kind == "usage":
+            self.usage = event["usage"]
+        elif kind in ("stop", "replan"):
+            self.notes.append(event.get("detail") or f"re-planning after round {event.get('round')}")
+            self._line(f"  {self.notes[-1]}")
+        elif kind == "report":
+            self._line(f"report written: {event['verified']} verified citation(s), {event['removed']} removed")
+        if self.live:
+            self.live.update(self._render())
+
+    def _line(self, text: str) -> None:
+        if not self.live and not self.quiet:
+            self.console.print(Text(text, style="dim"))
+
+    def _render(self) -> Group:
+        table = Table("step", "tool", "query", "status / now", box=None, pad_edge=False)
+        for sid, s in sorted(self.steps.items()):
+            table.add_row(str(sid), s["tool"], s["query"][:50], self.current.get(sid, s.get("status", "")))
+        b = self.budget
+        used = self.usage
+        status = Text(
+            f"tokens {used.get('llm_tokens', 0)}/{b.max_llm_tokens} · tool calls {used.get('tool_calls', 0)}/"
+            f"{b.max_tool_calls} · {time.time() - self.started:.0f}s/{b.max_wall_s:.0f}s · "
+            f"sources {len(self.sources)}", style="cyan")
+        parts: list[Any] = [table, status]
+        parts += [Text(f"! {n}", style="yellow") for n in self.notes[-2:]]
+        return Group(*parts)

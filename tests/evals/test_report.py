@@ -1,0 +1,100 @@
+"""Reports (JSON, markdown, PNG plots) and `compare` on evals run with a scripted model."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from deepresearch.agent.config import AgentSettings
+from deepresearch.agent.trace.store import TraceStore
+from deepresearch.evals.compare import compare_dirs, render_comparison
+from deepresearch.evals.config import EvalSettings
+from deepresearch.evals.report import write_report
+from deepresearch.evals.runner import run_eval
+
+from tests.evals.scripted_model import ScriptedModel
+from tests.evals.test_runner import QUESTIONS, answers, write_questions
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+async def _eval(qfile: Path, out: Path, store: TraceStore, scripted: dict[str, str]) -> None:
+    await run_eval(
+        questions=qfile, corpus=None, systems=["closed-book"], model=ScriptedModel(scripted), store=store,
+        out_dir=out, agent=AgentSettings(), evals=EvalSettings(concurrency=2), progress=False,
+    )
+
+
+@pytest.fixture
+async def two_evals(tmp_path: Path):
+    qfile = write_questions(tmp_path / "q.jsonl")
+    store = TraceStore(tmp_path / "t.db")
+    better = answers() | {"Largest planet?": "Jupiter", "Capital of France?": "Lyon"}
+    await _eval(qfile, tmp_path / "a", store, answers())
+    await _eval(qfile, tmp_path / "b", store, better)
+    yield tmp_path / "a", tmp_path / "b"
+    store.close()
+
+
+async def test_report_files(two_evals: tuple[Path, Path]) -> None:
+    a, _ = two_evals
+    paths = write_report(a)
+    markdown = paths.markdown.read_text()
+    assert "| metric | closed-book |" in markdown
+    assert "| EM | 0.500 [" in markdown
+    assert "## F1 by type" in markdown and "| 2hop |" in markdown
+    assert "## EM by source" in markdown and "| musique |" in markdown
+    assert "split all" in markdown and "model: scripted" in markdown
+    summary = json.loads(paths.summary.read_text())
+    em = summary["systems"]["closed-book"]["metrics"]["em"]
+    assert em["mean"] == 0.5 and em["low"] <= 0.5 <= em["high"] and em["n"] == len(QUESTIONS)
+    assert summary["systems"]["closed-book"]["metrics"]["citation_recall"]["mean"] is None  # no gold docs
+    assert [p.name for p in paths.plots] == ["metrics.png", "cost.png", "by_type.png"]
+    for plot in paths.plots:
+        data = plot.read_bytes()
+        assert data.startswith(PNG_MAGIC) and len(data) > 5_000
+        assert f"![{plot.stem}]({plot.name})" in markdown
+
+
+async def test_compare_paired_diff_and_flips(two_evals: tuple[Path, Path]) -> None:
+    a, b = two_evals
+    comparison = compare_dirs(a, b, seed=0)
+    closed = comparison.systems["closed-book"]
+    assert closed.n_common == len(QUESTIONS) and closed.only_a == closed.only_b == 0
+    em = closed.metrics["em"]
+    assert em.a == pytest.approx(0.5) and em.b == pytest.approx(0.5) and em.diff.mean == pytest.approx(0.0)
+    flips = {f.question_id: f for f in closed.flips}
+    assert set(flips) == {"q1", "q5"}
+    assert flips["q5"].fixed and flips["q5"].answer_b == "Jupiter"
+    assert not flips["q1"].fixed and flips["q1"].answer_b == "Lyon"
+    text = render_comparison(comparison)
+    assert "EM flips: 1 fixed (wrong in A, right in B), 1 broken." in text
+    assert "| EM | 0.500 | 0.500 | +0.000 [" in text
+
+
+def test_report_of_empty_dir_fails(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="no results yet"):
+        write_report(tmp_path)
+
+
+async def test_cli_compare_and_report(two_evals: tuple[Path, Path], tmp_path: Path) -> None:
+    import typer
+    from deepresearch.app.commands.eval import register
+    from typer.testing import CliRunner
+
+    app = typer.Typer()
+
+    @app.callback()
+    def _root() -> None:
+        pass
+
+    register(app)
+    a, b = two_evals
+    result = CliRunner().invoke(app, ["eval", "compare", str(a), str(b), "--out", str(tmp_path / "cmp.json")])
+    assert result.exit_code == 0, result.stderr
+    assert "## closed-book — 6 common questions" in result.output and "1 fixed" in result.output
+    saved = json.loads((tmp_path / "cmp.json").read_text())
+    assert len(saved["systems"]["closed-book"]["flips"]) == 2
+    result = CliRunner().invoke(app, ["eval", "report", str(a), "--no-plots"])
+    assert result.exit_code == 0 and "report.md" in result.output

@@ -1,0 +1,58 @@
+"""Shared fixtures: the real converted SmolLM2-135M, one embedded engine per session, random LoRAs."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # before torch loads (see DESIGN.md)
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from collections.abc import Iterator  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import pytest  # noqa: E402
+from deepresearch.agent.model.embedded_weights import embedded_model_dir  # noqa: E402
+
+
+def model_cache_dir() -> Path:
+    """The app's default cache, so the one-time GGUF conversion is shared with real use and later runs."""
+    configured = os.environ.get("DEEPRESEARCH_CACHE_DIR")
+    if configured:
+        return Path(configured)
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "deepresearch"
+
+
+@pytest.fixture(scope="session")
+def model_dir() -> Path:
+    return embedded_model_dir(model_cache_dir())
+
+
+@pytest.fixture(scope="session")
+def embedded(model_dir: Path) -> Iterator:
+    from deepresearch.agent.model.embedded import EmbeddedChatModel
+
+    model = EmbeddedChatModel.load(model_dir, max_batch=8)
+    yield model
+    model._engine.close()
+
+
+def make_random_lora(model_dir: Path, out_dir: Path, seed: int, scale: float = 0.05) -> Path:
+    """A peft LoRA (q/v projections, r=8) with random non-zero B, saved the way the trainer saves."""
+    import torch
+    from peft import LoraConfig, get_peft_model
+    from transformers import AutoModelForCausalLM
+
+    base = AutoModelForCausalLM.from_pretrained(model_dir, dtype=torch.float32)
+    peft_model = get_peft_model(base, LoraConfig(r=8, lora_alpha=16, target_modules=["q_proj", "v_proj"]))
+    generator = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for name, param in peft_model.named_parameters():
+            if "lora_B" in name:  # peft initialises B to zero (a no-op adapter); make it change outputs
+                param.copy_(torch.randn(param.shape, generator=generator) * scale)
+    peft_model.save_pretrained(out_dir)
+    return out_dir
+
+
+@pytest.fixture(scope="session")
+def lora_dir(model_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_random_lora(model_dir, tmp_path_factory.mktemp("lora") / "random-a", seed=1)

@@ -1,0 +1,1 @@
+"""Long-term memory: `remember` / `recall` over a persistent Chroma collection (offline MiniLM)."""

@@ -1,0 +1,1 @@
+"""The `python` tool: model-written code in bubblewrap with resource limits."""

@@ -1,0 +1,193 @@
+"""Run untrusted Python in bubblewrap with resource limits; never without the sandbox.
+
+Layers, outermost first:
+- setpriv (only when we are root): drop to an unprivileged uid, because the kernel does not enforce
+  RLIMIT_NPROC for root, so a fork bomb would otherwise be unbounded;
+- prlimit: address space, CPU seconds, processes, file size, open files, no core dumps;
+- bwrap: new user/pid/net/ipc/uts/cgroup namespaces (no network at all), read-only /usr, no home,
+  a size-capped /tmp, a fresh work dir as the only writable host path, a cleared environment;
+- here: a wall-clock timeout, an output cap and a disk-use watchdog, each killing the process group.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+import signal
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from deepresearch.tools.config import SandboxSettings
+
+WORK = "/work"
+SCRIPT = "main.py"
+TMPFS_BYTES = 64 * 1024 * 1024
+_RO_ETC = ("/etc/alternatives", "/etc/ld.so.cache", "/etc/fonts", "/etc/matplotlibrc", "/etc/localtime")
+_USR_LINKS = ("bin", "lib", "lib64", "sbin")
+
+
+class SandboxUnavailable(RuntimeError):
+    pass
+
+
+@dataclass
+class RunLimits:
+    wall_timeout_s: float
+    cpu_s: int
+    memory_bytes: int
+    max_procs: int
+    max_output_bytes: int
+    max_disk_bytes: int
+
+
+@dataclass
+class RawRun:
+    stdout: bytes
+    stderr: bytes
+    exit_code: int | None
+    limit: str | None  # which of our limits ended the run, if one did
+    duration_s: float
+    workdir: Path
+    notes: list[str] = field(default_factory=list)
+
+
+def check_available(settings: SandboxSettings) -> None:
+    if not settings.enabled:
+        raise SandboxUnavailable("the python sandbox is disabled in the settings (sandbox.enabled=false)")
+    for what, path in (("bubblewrap", settings.bwrap_path), ("sandbox python", settings.python_path)):
+        if not (path.is_file() and os.access(path, os.X_OK)):
+            raise SandboxUnavailable(
+                f"{what} not found at {path}; the python tool is disabled (it never runs code unsandboxed)"
+            )
+    if os.geteuid() == 0 and shutil.which("setpriv") is None:
+        raise SandboxUnavailable("running as root needs `setpriv` (util-linux) to drop privileges for the sandbox")
+    if shutil.which("prlimit") is None:
+        raise SandboxUnavailable("`prlimit` (util-linux) not found; the python tool is disabled")
+
+
+def _tasks_of_uid(uid: int) -> int:
+    """Threads currently owned by a uid: RLIMIT_NPROC counts them, so the limit must sit above this."""
+    total = 0
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            status = Path(entry.path, "status").read_text()
+        except OSError:
+            continue
+        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+        if int(fields.get("Uid", "-1").split()[0]) == uid:
+            total += int(fields.get("Threads", "1").strip())
+    return total
+
+
+def _command(settings: SandboxSettings, limits: RunLimits, workdir: Path, run_uid: int) -> list[str]:
+    nproc = _tasks_of_uid(run_uid) + limits.max_procs + 4  # + bwrap's own processes
+    cmd: list[str] = []
+    if os.geteuid() == 0:
+        cmd += ["setpriv", f"--reuid={run_uid}", f"--regid={run_uid}", "--clear-groups", "--"]
+    cmd += [
+        "prlimit", f"--as={limits.memory_bytes}", f"--cpu={limits.cpu_s}:{limits.cpu_s + 1}", f"--nproc={nproc}",
+        f"--fsize={limits.max_disk_bytes}", "--nofile=256", "--core=0", "--",
+        str(settings.bwrap_path), "--unshare-all", "--die-with-parent", "--new-session", "--clearenv",
+        "--hostname", "sandbox", "--ro-bind", "/usr", "/usr",
+    ]
+    for name in _USR_LINKS:
+        if Path("/", name).is_symlink():
+            cmd += ["--symlink", f"usr/{name}", f"/{name}"]
+    for path in _RO_ETC:
+        cmd += ["--ro-bind-try", path, path]
+    cmd += [
+        "--proc", "/proc", "--dev", "/dev", "--size", str(TMPFS_BYTES), "--tmpfs", "/tmp",
+        "--bind", str(workdir), WORK, "--remount-ro", "/", "--chdir", WORK,
+        "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "HOME", "/tmp", "--setenv", "LANG", "C.UTF-8",
+        "--setenv", "MPLBACKEND", "Agg", "--setenv", "MPLCONFIGDIR", "/tmp/matplotlib",
+        "--setenv", "OPENBLAS_NUM_THREADS", "1", "--setenv", "OMP_NUM_THREADS", "1",
+        "--setenv", "PYTHONDONTWRITEBYTECODE", "1", "--setenv", "PYTHONUNBUFFERED", "1",
+        str(settings.python_path), "-I", f"{WORK}/{SCRIPT}",
+    ]
+    return cmd
+
+
+def _disk_use(root: Path) -> int:
+    total = 0
+    for folder, _dirs, files in os.walk(root):
+        for name in files:
+            with contextlib.suppress(OSError):
+                total += os.lstat(os.path.join(folder, name)).st_size
+    return total
+
+
+async def _read_capped(stream: asyncio.StreamReader, cap: int, over: asyncio.Event) -> bytes:
+    """Keep the first `cap` bytes; past that, flag it and keep draining until EOF (the run is being
+    killed), since a pipe nobody reads never reports EOF and the process would never be reaped."""
+    kept = bytearray()
+    while chunk := await stream.read(65536):
+        room = cap - len(kept)
+        if room > 0:
+            kept += chunk[:room]
+        if len(chunk) > room:
+            over.set()
+    return bytes(kept)
+
+
+def _kill_group(proc: asyncio.subprocess.Process) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)
+
+
+async def run_python(code: str, settings: SandboxSettings, limits: RunLimits) -> RawRun:
+    """Run `code` as /work/main.py in a fresh sandbox; the caller removes `workdir` when done."""
+    check_available(settings)
+    workdir = Path(tempfile.mkdtemp(prefix="deepresearch-sandbox-"))
+    (workdir / SCRIPT).write_text(code)
+    run_uid = settings.run_as_uid if os.geteuid() == 0 else os.getuid()
+    if os.geteuid() == 0:
+        for path in (workdir, workdir / SCRIPT):
+            os.chown(path, run_uid, run_uid)
+    started = time.perf_counter()
+    proc = await asyncio.create_subprocess_exec(
+        *_command(settings, limits, workdir, run_uid), stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, start_new_session=True,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    over = asyncio.Event()
+    out_task = asyncio.create_task(_read_capped(proc.stdout, limits.max_output_bytes, over))
+    err_task = asyncio.create_task(_read_capped(proc.stderr, limits.max_output_bytes, over))
+    wait_task = asyncio.create_task(proc.wait())
+    over_task = asyncio.create_task(over.wait())
+    limit: str | None = None
+    deadline = started + limits.wall_timeout_s
+    try:
+        while not wait_task.done():
+            remaining = deadline - time.perf_counter()
+            if remaining <= 0:
+                limit = "wall_time"
+                break
+            await asyncio.wait({wait_task, over_task}, timeout=min(0.25, remaining))
+            if over.is_set():
+                limit = "output"
+                break
+            if _disk_use(workdir) > limits.max_disk_bytes:
+                limit = "disk"
+                break
+    finally:
+        if not wait_task.done():
+            _kill_group(proc)
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(asyncio.shield(wait_task), 5)
+        if not wait_task.done():  # the group ignored SIGKILL?? do not hang the caller
+            wait_task.cancel()
+        over_task.cancel()
+    stdout, stderr = await asyncio.gather(out_task, err_task)
+    exit_code = proc.returncode
+    if limit is None and exit_code in (-signal.SIGXCPU, 128 + signal.SIGXCPU):
+        limit = "cpu_time"  # bwrap reports a signalled child as 128 + signal
+    return RawRun(
+        stdout=stdout, stderr=stderr, exit_code=exit_code, limit=limit,
+        duration_s=time.perf_counter() - started, workdir=workdir,
+    )

@@ -1,0 +1,189 @@
+"""The closed loop, one round at a time: rollout → score → update → eval gate → publish.
+
+The policy being trained is a LoRA adapter. Its rollouts always come from its latest version (GRPO
+is on-policy), which is loaded into the serving model under its own name; users keep getting the
+registry's current adapter until a candidate passes the eval gate.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from pydantic import BaseModel, Field
+
+from .config import TrainSettings
+from .publish import DevSet, GateResult, eval_gate, publish
+from .questions import TrainQuestion
+from .registry import AdapterRegistry
+from .rollout import rollout_groups
+from .scoring import round_samples, score_groups
+from .update import UpdateStats
+
+if TYPE_CHECKING:
+    from deepresearch.agent.config import AgentSettings
+    from deepresearch.agent.model.base import ChatModel
+    from deepresearch.agent.trace.store import TraceStore
+    from deepresearch.tools.config import ToolSettings
+    from deepresearch.tools.toolbox import Toolbox
+
+PHASES = ("rollout", "score", "update", "eval")
+
+
+class Progress(Protocol):
+    def start(self, phase: str, total: int) -> Callable[[int], None]: ...  # returns advance(n)
+
+
+class NoProgress:
+    def start(self, phase: str, total: int) -> Callable[[int], None]:
+        return lambda n=1: None
+
+
+class RoundReport(BaseModel):
+    round: int
+    adapter: str | None = None
+    rollout_runs: int = 0
+    failures: list[str] = Field(default_factory=list)
+    scores: dict[str, Any] = Field(default_factory=dict)
+    samples: int = 0
+    skipped_calls: int = 0
+    update: UpdateStats | None = None
+    gate: GateResult | None = None
+    published: bool = False
+    seconds: dict[str, float] = Field(default_factory=dict)
+    note: str = ""
+
+
+@dataclass
+class LoopContext:
+    settings: TrainSettings
+    model_dir: Path  # base model weights (HF safetensors) the trainer loads
+    models: list[ChatModel]  # serving model(s): rollouts, eval and hot-load target
+    toolbox: Toolbox
+    store: TraceStore
+    agent: AgentSettings
+    tools: ToolSettings
+    registry: AdapterRegistry
+    work_dir: Path  # trainer checkpoints, eval dirs
+    dev: DevSet | None = None  # None = no gate (publish every round)
+    doc_id_for: Callable[[str], str | None] | None = None
+    judge_model: ChatModel | None = None
+    max_tokens: int = 384
+    launcher: str = "inprocess"  # or "accelerate"
+    accelerate_config: str = "ddp"
+    num_processes: int = 1
+    eval_temperature: float = 0.0
+    progress: Progress = field(default_factory=NoProgress)
+
+
+class TrainLoop:
+    def __init__(self, ctx: LoopContext, resume: bool = False):
+        self.ctx = ctx
+        self.updater: Any = None
+        self.round_index = 0
+        self.policy_adapter: str | None = ctx.registry.current  # training continues what is served
+        self.resume = resume
+
+    @property
+    def checkpoint_dir(self) -> Path:
+        return self.ctx.work_dir / "checkpoint"
+
+    async def run_round(self, questions: list[TrainQuestion]) -> RoundReport:
+        ctx, cfg = self.ctx, self.ctx.settings
+        self.round_index += 1
+        report = RoundReport(round=self.round_index)
+        clock = time.perf_counter()
+
+        total = len(questions) * cfg.grpo.num_generations
+        advance = ctx.progress.start("rollout", total)
+        groups = await rollout_groups(
+            questions, models=ctx.models, toolbox=ctx.toolbox, store=ctx.store, agent=ctx.agent,
+            group_size=cfg.grpo.num_generations, temperature=cfg.grpo.temperature, round_index=self.round_index,
+            adapter=self.policy_adapter, concurrency=cfg.rollout.concurrency, max_tokens=ctx.max_tokens,
+            seed=cfg.grpo.seed, on_run_done=lambda: advance(1),
+        )
+        report.rollout_runs = sum(len(g.run_ids) for g in groups)
+        report.failures = [f for g in groups for f in g.failures]
+        report.seconds["rollout"], clock = time.perf_counter() - clock, time.perf_counter()
+
+        advance = ctx.progress.start("score", len(groups))
+        scores = await score_groups(
+            groups, ctx.store, cfg.rewards, cfg.grpo.scale_rewards, doc_id_for=ctx.doc_id_for,
+            judge_model=ctx.judge_model, adapter=self.policy_adapter, on_group_done=lambda: advance(1),
+        )
+        report.scores = scores.summary()
+        samples, skipped = round_samples(scores, ctx.store, cfg.rewards.role_weights)
+        report.samples, report.skipped_calls = len(samples), len(skipped)
+        report.seconds["score"], clock = time.perf_counter() - clock, time.perf_counter()
+        if not samples:
+            report.note = "no group had reward variance: nothing to learn this round"
+            return report
+
+        name = ctx.registry.next_name(cfg.adapter_prefix)
+        metadata = {
+            "name": name, "round": self.round_index, "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
+            "parent": self.policy_adapter, "rewards": report.scores,
+            "data": {"questions": [q.id for q in questions], "groups": [g.group_id for g in groups],
+                     "samples": len(samples)},
+        }
+        report.update = await self._update(samples, ctx.registry.path(name), metadata)
+        report.adapter = name
+        for model in ctx.models:  # the new policy rolls out next round, and is what the gate evaluates
+            await model.load_adapter(name, ctx.registry.path(name))
+        previous, self.policy_adapter = self.policy_adapter, name
+        report.seconds["update"], clock = time.perf_counter() - clock, time.perf_counter()
+
+        gate = None
+        if ctx.dev is not None:
+            advance = ctx.progress.start("eval", 2 * len(ctx.dev.seeds))
+            gate = await eval_gate(
+                name, ctx.registry.current, ctx.dev, model=ctx.models[0], store=ctx.store, agent=ctx.agent,
+                tools=ctx.tools, out_root=ctx.work_dir / "evals", temperature=ctx.eval_temperature,
+                max_tokens=ctx.max_tokens,
+            )
+            advance(2 * len(ctx.dev.seeds))
+        report.gate = gate
+        report.published = await publish(name, ctx.registry, ctx.models, gate)
+        if previous is not None and previous != ctx.registry.current:
+            for model in ctx.models:  # an old candidate nobody serves: free its memory
+                if previous in model.adapters():
+                    await model.unload_adapter(previous)
+        report.seconds["eval"] = time.perf_counter() - clock
+        return report
+
+    async def _update(self, samples: list, out: Path, metadata: dict[str, Any]) -> UpdateStats:
+        ctx, cfg = self.ctx, self.ctx.settings
+        advance = ctx.progress.start("update", 1)
+        if ctx.launcher == "accelerate":
+            from .launch import launch_update
+
+            resume = self.checkpoint_dir if self.checkpoint_dir.is_dir() and (self.resume or self.round_index > 1) \
+                else None
+            init = None if resume else self._init_adapter_path()
+            stats = await asyncio.to_thread(
+                launch_update, ctx.model_dir, samples, out, cfg, ctx.accelerate_config, ctx.num_processes,
+                init_adapter=init, resume=resume, state_out=self.checkpoint_dir, metadata=metadata,
+            )
+        else:
+            if self.updater is None:
+                self.updater = await asyncio.to_thread(self._make_updater)
+            stats = await asyncio.to_thread(self.updater.train_round, samples)
+            await asyncio.to_thread(self.updater.save_adapter, out, {**metadata, "update": stats.model_dump()})
+            await asyncio.to_thread(self.updater.save_state, self.checkpoint_dir)
+        advance(1)
+        return stats
+
+    def _init_adapter_path(self) -> Path | None:
+        return self.ctx.registry.path(self.policy_adapter) if self.policy_adapter else None
+
+    def _make_updater(self) -> Any:
+        from .update import GRPOUpdater
+
+        resume = self.checkpoint_dir if self.resume and self.checkpoint_dir.is_dir() else None
+        return GRPOUpdater(self.ctx.model_dir, self.ctx.settings,
+                           init_adapter=None if resume else self._init_adapter_path(), resume_from=resume)

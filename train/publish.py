@@ -1,0 +1,113 @@
+"""Publishing: a candidate adapter is evaluated on the dev set and served only if it does not regress.
+
+The gate runs the evals runner (the same code as `deepresearch eval`) on the dev questions with the
+candidate and with what is served now (base model or current adapter), on the same questions and
+seeds, and compares one metric's mean. The eval directories are keyed by adapter and seed, and the
+runner resumes from them, so the baseline is evaluated once, not once per round.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from statistics import mean
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel
+
+from .registry import AdapterRegistry
+
+if TYPE_CHECKING:
+    from deepresearch.agent.config import AgentSettings
+    from deepresearch.agent.model.base import ChatModel
+    from deepresearch.agent.trace.store import TraceStore
+    from deepresearch.tools.config import ToolSettings
+
+GATE_SYSTEM = "graph"
+
+
+class DevSet(BaseModel):
+    questions: Path
+    corpus: Path
+    split: str | None = "dev"
+    limit: int | None = 16
+    seeds: list[int] = [0]
+    metric: str = "f1"
+    tolerance: float = 0.0
+
+
+class GateResult(BaseModel):
+    candidate: str
+    baseline: str | None
+    metric: str
+    candidate_score: float | None
+    baseline_score: float | None
+    per_seed: dict[str, dict[str, float | None]]
+    passed: bool
+
+    def line(self) -> str:
+        verdict = "passed" if self.passed else "REGRESSED"
+        fmt = lambda v: "n/a" if v is None else f"{v:.3f}"  # noqa: E731
+        return (f"eval gate {verdict}: {self.metric} {fmt(self.candidate_score)} ({self.candidate}) vs "
+                f"{fmt(self.baseline_score)} ({self.baseline or 'base model'})")
+
+
+def eval_dir(root: Path, adapter: str | None, seed: int) -> Path:
+    return Path(root) / (adapter or "base") / f"seed-{seed}"
+
+
+async def evaluate_adapter(
+    adapter: str | None, dev: DevSet, *, model: ChatModel, store: TraceStore, agent: AgentSettings,
+    tools: ToolSettings, out_root: Path, temperature: float = 0.0, max_tokens: int = 384, progress: bool = False,
+) -> dict[int, float | None]:
+    """The dev metric of one adapter (None = base model) per seed, through the evals runner."""
+    from deepresearch.evals.config import EvalSettings
+    from deepresearch.evals.runner import run_eval
+
+    scores: dict[int, float | None] = {}
+    for seed in dev.seeds:
+        summary = await run_eval(
+            questions=dev.questions, corpus=dev.corpus, systems=[GATE_SYSTEM], model=model, store=store,
+            out_dir=eval_dir(out_root, adapter, seed), agent=agent, tools=tools, evals=EvalSettings(seed=seed),
+            split=dev.split, limit=dev.limit, adapter=adapter, temperature=temperature, max_tokens=max_tokens,
+            progress=progress,
+        )
+        scores[seed] = summary.metric(GATE_SYSTEM, dev.metric).mean
+    return scores
+
+
+async def eval_gate(
+    candidate: str, baseline: str | None, dev: DevSet, **eval_kwargs: Any,
+) -> GateResult:
+    """Passes when mean(candidate) ≥ mean(baseline) − tolerance over the seeds."""
+    cand = await evaluate_adapter(candidate, dev, **eval_kwargs)
+    base = await evaluate_adapter(baseline, dev, **eval_kwargs)
+    c_vals = [v for v in cand.values() if v is not None]
+    b_vals = [v for v in base.values() if v is not None]
+    c_score = mean(c_vals) if c_vals else None
+    b_score = mean(b_vals) if b_vals else None
+    passed = c_score is not None and (b_score is None or c_score >= b_score - dev.tolerance)
+    return GateResult(
+        candidate=candidate, baseline=baseline, metric=dev.metric, candidate_score=c_score, baseline_score=b_score,
+        per_seed={str(s): {"candidate": cand[s], "baseline": base[s]} for s in dev.seeds}, passed=passed,
+    )
+
+
+async def serve_adapter(name: str | None, registry: AdapterRegistry, models: list[ChatModel]) -> None:
+    """Make `name` the adapter every given model answers with (load it first if needed)."""
+    for model in models:
+        if name is not None and name not in model.adapters():
+            await model.load_adapter(name, registry.path(name))
+        model.active_adapter = name
+
+
+async def publish(
+    name: str, registry: AdapterRegistry, models: list[ChatModel], gate: GateResult | None,
+) -> bool:
+    """Serve the candidate if the gate passed (or there is no gate); record the verdict either way."""
+    if gate is not None:
+        registry.update_metadata(name, eval=gate.model_dump(mode="json"))
+        if not gate.passed:
+            return False
+    await serve_adapter(name, registry, models)
+    registry.set_current(name, action="publish")
+    return True

@@ -1,0 +1,70 @@
+"""Where training questions come from: a QA file, or questions people asked (logged runs).
+
+A QA file has gold answers (and often gold documents). A logged question usually has neither; what
+it may have is the user's feedback on the answer they got, which becomes a reference for the group:
+replays agreeing with a well-rated answer (or disagreeing with a badly rated one) score higher.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from statistics import mean
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel, Field
+
+if TYPE_CHECKING:
+    from deepresearch.agent.trace.store import TraceStore
+
+TRAIN_TAG = "train_round"  # rollouts carry it; they are never replayed as "logged questions"
+EVAL_TAG = "eval_id"  # eval runs carry it (evals' recorder); not user questions either
+
+
+class TrainQuestion(BaseModel):
+    id: str
+    question: str
+    answer: str | None = None  # gold, when known
+    answer_aliases: list[str] = Field(default_factory=list)
+    gold_doc_ids: list[str] = Field(default_factory=list)
+    yes_no: bool = False
+    # From logged runs: the answer a user rated and their mean score (−1 … 1).
+    source_run_ids: list[str] = Field(default_factory=list)
+    reference_answer: str | None = None
+    reference_feedback: float | None = None
+
+    @property
+    def golds(self) -> list[str]:
+        return [self.answer, *self.answer_aliases] if self.answer else []
+
+
+def questions_from_file(path: Path, split: str | None = None) -> list[TrainQuestion]:
+    """QA jsonl (id, question, answer, answer_aliases, gold_doc_ids, split …); raises the evals
+    loader's DatasetError (`file:line: what is wrong`) on bad input."""
+    from deepresearch.evals.dataset import load_questions
+
+    items = load_questions(path)
+    if split is not None:
+        items = [q for q in items if q.split == split]
+    return [
+        TrainQuestion(id=q.id, question=q.question, answer=q.answer, answer_aliases=q.answer_aliases,
+                      gold_doc_ids=q.gold_doc_ids, yes_no=q.is_yes_no)
+        for q in items
+    ]
+
+
+def questions_from_runs(store: TraceStore, since: datetime | None = None, limit: int | None = None) -> list[TrainQuestion]:
+    """Distinct questions people asked (not training rollouts, not eval runs), newest first. A run
+    with feedback lends its answer and mean score as the group's reference."""
+    by_text: dict[str, TrainQuestion] = {}
+    for run in store.list_runs(limit=None, since=since):
+        if TRAIN_TAG in run.tags or EVAL_TAG in run.tags or not run.question.strip():
+            continue
+        key = " ".join(run.question.split()).lower()
+        item = by_text.setdefault(key, TrainQuestion(id=f"run-{run.id}", question=run.question.strip()))
+        item.source_run_ids.append(run.id)
+        scores = [float(f["score"]) for f in run.feedback]
+        if scores and item.reference_feedback is None and run.answer:
+            item.reference_answer, item.reference_feedback = run.answer, mean(scores)
+    items = list(by_text.values())
+    return items[:limit] if limit is not None else items

@@ -1,0 +1,140 @@
+"""Composable rewards for one run, each term kept and logged so a reward can always be explained.
+
+    outcome   tiered: malformed < wrong < honest "not found" < correct, so guessing never beats abstaining
+    f1        token F1 of the answer against the gold answer and its aliases
+    em        exact match (logged; weight it through `outcome`, which it implies)
+    citation  ½ · share of citations verified against their source + ½ · F1 of cited vs gold documents
+    cost      −(tool calls · c_tool + LLM tokens / 1000 · c_token): searches the run did not need cost something
+    feedback  the user's score on this run; or, for replays of a rated question, score · F1(answer, rated answer)
+    judge     an LLM judge's relative rank of this run's report within its group (judge.py)
+
+A term with no basis (no gold answer, no feedback, judge off) is absent, not zero. The run's reward is
+Σ weight · term over the present terms (RewardSettings weights).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from deepresearch.evals.metrics import citation_precision_recall, exact_match, f1, normalize_answer
+from pydantic import BaseModel, Field
+
+from .config import RewardSettings
+from .questions import TrainQuestion
+
+if TYPE_CHECKING:
+    from deepresearch.agent.trace.store import TraceStore
+
+REWARD_EVENT = "reward"
+NOT_FOUND_ANSWERS = frozenset({
+    "not found", "unknown", "no answer", "i dont know", "i do not know", "cannot be determined",
+    "not enough information", "insufficient information", "answer not found",
+})
+WEIGHTED_TERMS = ("outcome", "f1", "citation", "cost", "feedback", "judge")
+
+
+class RunFacts(BaseModel):
+    """What a reward looks at, read from the trace (or the ResearchResult) of one run."""
+
+    run_id: str
+    status: str
+    answer: str = ""
+    citations: list[dict[str, Any]] = Field(default_factory=list)
+    tool_calls: int = 0
+    llm_tokens: int = 0
+    feedback: list[float] = Field(default_factory=list)
+    failed_roles: list[str] = Field(default_factory=list, description="roles whose output stayed malformed")
+
+
+class RewardBreakdown(BaseModel):
+    run_id: str
+    terms: dict[str, float]
+    total: float
+    tier: str | None = None
+
+
+def is_not_found(answer: str) -> bool:
+    norm = normalize_answer(answer)
+    return norm in NOT_FOUND_ANSWERS or norm.startswith("not found")
+
+
+def facts_from_trace(store: TraceStore, run_id: str, doc_id_for: Any = None) -> RunFacts:
+    """The run's record plus its events: malformed outputs are `error` events of a role on attempt 2
+    (the graph retries a malformed reply once). `doc_id_for(url)` fills citation doc ids if missing."""
+    run = store.get_run(run_id)
+    failed = [e.payload.get("role", "") for e in store.events(run_id, "error")
+              if e.payload.get("role") and int(e.payload.get("attempt", 1)) >= 2]
+    citations = []
+    for c in run.citations:
+        doc_id = c.get("doc_id") or (doc_id_for(str(c.get("source", ""))) if doc_id_for else None)
+        citations.append({**c, "doc_id": doc_id})
+    usage = run.usage or {}
+    return RunFacts(
+        run_id=run.id, status=run.status, answer=(run.answer or "").strip(), citations=citations,
+        tool_calls=int(usage.get("tool_calls", 0)), llm_tokens=int(usage.get("llm_tokens", 0)),
+        feedback=[float(f["score"]) for f in run.feedback], failed_roles=failed,
+    )
+
+
+def outcome_tier(facts: RunFacts, q: TrainQuestion, cfg: RewardSettings) -> tuple[str, float] | None:
+    malformed = facts.status == "error" or not facts.answer or "writer" in facts.failed_roles
+    if malformed:
+        return "malformed", cfg.tier_malformed
+    if not q.golds:
+        return None  # correct or wrong needs a gold answer
+    if exact_match(facts.answer, q.golds) or f1(facts.answer, q.golds, q.yes_no) >= cfg.correct_f1:
+        return "correct", cfg.tier_correct
+    if is_not_found(facts.answer):
+        return "not_found", cfg.tier_not_found
+    return "wrong", cfg.tier_wrong
+
+
+def citation_term(facts: RunFacts, q: TrainQuestion) -> float:
+    if not facts.citations:
+        return 0.0
+    verified = sum(bool(c.get("verified")) for c in facts.citations) / len(facts.citations)
+    precision, recall = citation_precision_recall((c.get("doc_id") for c in facts.citations), q.gold_doc_ids)
+    if precision is None:
+        return verified
+    gold_f1 = 2 * precision * recall / (precision + recall) if precision + recall > 0 else 0.0
+    return 0.5 * verified + 0.5 * gold_f1
+
+
+def feedback_term(facts: RunFacts, q: TrainQuestion) -> float | None:
+    if facts.feedback:
+        return sum(facts.feedback) / len(facts.feedback)
+    if q.reference_feedback is not None and q.reference_answer:
+        # A replay of a rated question: agreeing with a liked answer is good, with a disliked one bad.
+        agreement = f1(facts.answer, [q.reference_answer]) if facts.answer else 0.0
+        return q.reference_feedback * agreement
+    return None
+
+
+def score_run(facts: RunFacts, q: TrainQuestion, cfg: RewardSettings, judge: float | None = None) -> RewardBreakdown:
+    terms: dict[str, float] = {}
+    tier = outcome_tier(facts, q, cfg)
+    if tier is not None:
+        terms["outcome"] = tier[1]
+    if q.golds:
+        terms["f1"] = f1(facts.answer, q.golds, q.yes_no)
+        terms["em"] = exact_match(facts.answer, q.golds)
+    terms["citation"] = citation_term(facts, q)
+    terms["cost"] = -(cfg.tool_call_cost * facts.tool_calls + cfg.token_cost_per_1k * facts.llm_tokens / 1000)
+    fb = feedback_term(facts, q)
+    if fb is not None:
+        terms["feedback"] = fb
+    if judge is not None:
+        terms["judge"] = judge
+    weights = {"outcome": cfg.correctness, "f1": cfg.f1, "citation": cfg.citation, "cost": cfg.cost,
+               "feedback": cfg.feedback, "judge": cfg.judge}
+    total = sum(weights[k] * v for k, v in terms.items() if k in weights)
+    return RewardBreakdown(run_id=facts.run_id, terms=terms, total=total, tier=tier[0] if tier else None)
+
+
+def log_reward(store: TraceStore, breakdown: RewardBreakdown, group_id: str, advantage: float | None,
+               adapter: str | None = None) -> None:
+    """Attach the reward (every term), the group and the advantage to the run's trace."""
+    store.log_event(breakdown.run_id, REWARD_EVENT, {
+        "total": breakdown.total, "terms": breakdown.terms, "tier": breakdown.tier, "group_id": group_id,
+        "advantage": advantage, "adapter": adapter,
+    })

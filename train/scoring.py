@@ -1,0 +1,106 @@
+"""Score phase: rewards per run, group-relative advantages, and the round's training samples.
+
+Everything a later reader needs to explain an update is written back to the trace: each run gets a
+`reward` event with every reward term, its group and its advantage (None when the group was dropped).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from statistics import mean
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel
+
+from .config import RewardSettings
+from .grpo import group_advantages
+from .judge import judge_group
+from .rewards import RewardBreakdown, facts_from_trace, log_reward, score_run
+from .rollout import RolloutGroup
+from .samples import LLM_EVENT, SkippedCall, TrainingSample, samples_from_events
+
+if TYPE_CHECKING:
+    from deepresearch.agent.model.base import ChatModel
+    from deepresearch.agent.trace.store import TraceStore
+
+
+class ScoredGroup(BaseModel):
+    group_id: str
+    question_id: str
+    run_ids: list[str]
+    rewards: list[RewardBreakdown]
+    advantages: list[float] | None  # None: all rewards equal (or < 2 runs), nothing to learn
+
+    @property
+    def reward_mean(self) -> float:
+        return mean(r.total for r in self.rewards) if self.rewards else 0.0
+
+
+class RoundScores(BaseModel):
+    groups: list[ScoredGroup]
+
+    @property
+    def kept(self) -> list[ScoredGroup]:
+        return [g for g in self.groups if g.advantages is not None]
+
+    def summary(self) -> dict[str, Any]:
+        rewards = [r for g in self.groups for r in g.rewards]
+        terms: dict[str, list[float]] = {}
+        for r in rewards:
+            for k, v in r.terms.items():
+                terms.setdefault(k, []).append(v)
+        tiers: dict[str, int] = {}
+        for r in rewards:
+            if r.tier:
+                tiers[r.tier] = tiers.get(r.tier, 0) + 1
+        return {
+            "runs": len(rewards), "groups": len(self.groups), "groups_kept": len(self.kept),
+            "reward_mean": mean(r.total for r in rewards) if rewards else None,
+            "terms": {k: mean(v) for k, v in sorted(terms.items())}, "tiers": tiers,
+        }
+
+
+async def score_groups(
+    groups: Sequence[RolloutGroup],
+    store: TraceStore,
+    cfg: RewardSettings,
+    scale_rewards: str,
+    *,
+    doc_id_for: Callable[[str], str | None] | None = None,
+    judge_model: ChatModel | None = None,
+    adapter: str | None = None,
+    on_group_done: Callable[[], None] | None = None,
+) -> RoundScores:
+    scored: list[ScoredGroup] = []
+    for group in groups:
+        facts = [facts_from_trace(store, rid, doc_id_for) for rid in group.run_ids]
+        judged: list[float] | None = None
+        if judge_model is not None and cfg.judge > 0 and len(facts) >= 2:
+            reports = [store.get_run(f.run_id).report or f.answer for f in facts]
+            judged = await judge_group(judge_model, group.question.question, reports)
+        rewards = [score_run(f, group.question, cfg, judged[i] if judged else None) for i, f in enumerate(facts)]
+        scored.append(ScoredGroup(group_id=group.group_id, question_id=group.question.id, run_ids=group.run_ids,
+                                  rewards=rewards, advantages=None))
+        if on_group_done is not None:
+            on_group_done()
+    advantages = group_advantages([[r.total for r in g.rewards] for g in scored], scale_rewards)
+    for g, adv in zip(scored, advantages, strict=True):
+        g.advantages = adv
+        for i, r in enumerate(g.rewards):
+            log_reward(store, r, g.group_id, adv[i] if adv is not None else None, adapter)
+    return RoundScores(groups=scored)
+
+
+def round_samples(
+    scores: RoundScores, store: TraceStore, role_weights: dict[str, float] | None = None
+) -> tuple[list[TrainingSample], list[SkippedCall]]:
+    """Every LLM call of every run in a kept group, carrying its run's advantage."""
+    samples: list[TrainingSample] = []
+    skipped: list[SkippedCall] = []
+    for g in scores.kept:
+        assert g.advantages is not None
+        for run_id, adv in zip(g.run_ids, g.advantages, strict=True):
+            got, bad = samples_from_events(run_id, g.group_id, store.events(run_id, LLM_EVENT), adv, role_weights)
+            samples += got
+            skipped += bad
+    return samples, skipped
