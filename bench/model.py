@@ -113,7 +113,6 @@ async def run(args: argparse.Namespace) -> None:
     columns: dict[str, dict[str, float]] = {}
 
     import torch  # noqa: F401 - imported before timing the load, as any process using the model has
-
     from deepresearch.agent.model.embedded import EmbeddedChatModel
 
     started = time.perf_counter()

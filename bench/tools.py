@@ -28,18 +28,22 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import httpx  # noqa: E402
 import lxml.html  # noqa: E402
-from rich.console import Console  # noqa: E402
-from rich.table import Table  # noqa: E402
-
 from deepresearch.tools.browser.tool import BrowserTool  # noqa: E402
 from deepresearch.tools.config import BrowserSettings, SandboxSettings, ToolSettings  # noqa: E402
 from deepresearch.tools.index.build import index_paths  # noqa: E402
 from deepresearch.tools.index.registry import IndexRegistry  # noqa: E402
 from deepresearch.tools.localweb.server import LocalWebServer  # noqa: E402
 from deepresearch.tools.sandbox.tool import PythonTool  # noqa: E402
+from rich.console import Console  # noqa: E402
+from rich.table import Table  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 _WORD = re.compile(r"\w+")
+
+
+class _QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+        pass
 
 
 def pct(values: list[float], q: float) -> float:
@@ -52,7 +56,8 @@ def ms(seconds: float) -> str:
 
 
 def token_f1(predicted: str, expected: str) -> float:
-    got, want = collections.Counter(_WORD.findall(predicted.lower())), collections.Counter(_WORD.findall(expected.lower()))
+    got = collections.Counter(_WORD.findall(predicted.lower()))
+    want = collections.Counter(_WORD.findall(expected.lower()))
     common = sum((got & want).values())
     if not common:
         return 0.0
@@ -95,9 +100,7 @@ def bench_index(rows: list[tuple[str, str, str]], n_queries: int, data_dir: Path
 
 
 async def bench_pages(rows: list[tuple[str, str, str]], n_pages: int) -> None:
-    handler = functools.partial(SimpleHTTPRequestHandler, directory=str(DATA / "pages"))
-    handler.log_message = lambda *a, **k: None  # type: ignore[attr-defined]
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(DATA / "pages")))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{server.server_address[1]}"
     pages = sorted(p for p in (DATA / "pages").iterdir() if (p / "source.html").is_file())[:n_pages]

@@ -20,6 +20,7 @@ MAX_PAGES = 10
 class _Handler(BaseHTTPRequestHandler):
     server: _IndexHTTPServer
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # headers and body go out as two writes; Nagle would hold the second 40 ms
 
     def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - quiet: tests and evals
         pass

@@ -1,0 +1,80 @@
+"""`deepresearch ask` as a user runs it: the real CLI, the embedded 135M model, the bundled demo index."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from deepresearch.agent.trace.store import TraceStore
+
+
+def cli(*args: str, data_dir: Path, timeout: float = 600, env: dict | None = None) -> subprocess.CompletedProcess:
+    full_env = {**os.environ, "DEEPRESEARCH_DATA_DIR": str(data_dir), "OMP_WAIT_POLICY": "PASSIVE", **(env or {})}
+    return subprocess.run([sys.executable, "-m", "deepresearch", *args], capture_output=True, text=True,
+                          timeout=timeout, env=full_env, stdin=subprocess.DEVNULL)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ((), "give a question"),
+        (("   ",), "give a question"),
+        (("q?", "--resume", "abc"), "not both"),
+        (("q?", "--search", "bing"), "tools.search.backends.0"),
+        (("q?", "--out", "/nonexistent/dir/r.md"), "does not exist"),
+        (("--resume", "nosuchrun"), "no run with id 'nosuchrun'"),
+        (("q?", "--index", "nosuchindex"), "no index named 'nosuchindex'"),
+        (("q?", "--max-time", "0"), "--max-time"),
+    ],
+)
+def test_bad_input_is_one_clear_line_and_exit_2(tmp_path, args, message):
+    proc = cli("ask", *args, data_dir=tmp_path, timeout=120)
+    assert proc.returncode == 2, proc.stderr
+    assert message in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_bad_config_value_names_key_and_file(tmp_path):
+    cfg = tmp_path / "config.toml"
+    cfg.write_text("[agent.budget]\nmax_rounds = 0\n")
+    proc = cli("--config", str(cfg), "ask", "q?", data_dir=tmp_path)
+    assert proc.returncode == 2
+    assert "agent.budget.max_rounds" in proc.stderr and str(cfg) in proc.stderr
+
+
+def test_ask_with_the_embedded_model_writes_a_cited_report_and_a_complete_trace(tmp_path):
+    env = {"DEEPRESEARCH_AGENT__BUDGET__MAX_ROUNDS": "1", "DEEPRESEARCH_AGENT__BUDGET__MAX_PLAN_STEPS": "1"}
+    out = tmp_path / "result.json"
+    proc = cli("ask", "--offline", "--auto-approve", "--json", "--out", str(out),
+               "In what year did the playwright who wrote The City Heiress die?", data_dir=tmp_path, env=env)
+    assert proc.returncode in (0, 3), proc.stderr[-3000:]
+    result = json.loads(out.read_text())
+    assert result["report"].startswith("# In what year")
+    assert result["answer"]
+    # The demo index holds the play's page; the model reads it and cites it, verified.
+    assert result["verified_citations"] >= 1, result["report"]
+    for c in result["citations"]:
+        assert set(c) >= {"n", "source", "quote", "verified"}
+    # Every LLM and tool call of the run is in the trace, token-exact.
+    store = TraceStore(tmp_path / "traces.db")
+    run = store.get_run(result["run_id"])
+    assert run.status == result["status"] and run.citations == result["citations"]
+    llm = store.events(run.id, "llm")
+    tools = store.events(run.id, "tool")
+    assert len(llm) == result["usage"]["llm_calls"]
+    assert len(tools) >= result["usage"]["tool_calls"]  # + memory writes after the report
+    for ev in llm:
+        p = ev.payload
+        assert p["prompt_token_ids"] and p["completion_token_ids"]
+        assert len(p["logprobs"]) == len(p["completion_token_ids"])
+        assert p["model"] and p["prompt_version"]
+    assert sum(len(e.payload["prompt_token_ids"]) + len(e.payload["completion_token_ids"]) for e in llm) \
+        == result["usage"]["llm_tokens"]
+    # The run can be listed and exported.
+    listed = cli("runs", "list", data_dir=tmp_path)
+    assert run.id in listed.stdout
