@@ -17,6 +17,8 @@ from .config import GRPOSettings
 from .grpo import TokenBatch
 from .samples import TrainingSample
 
+FORCED_LOGPROB = -1e-4  # logged log μ above this: p ≥ 0.9999, the grammar left no real choice
+
 
 @dataclass
 class StepPlan:
@@ -83,14 +85,21 @@ def plan_step(step_samples: list[TrainingSample], cfg: GRPOSettings, rank: int, 
     while len(mine) < needed:  # same number of forward/backward calls on every process
         mine.append([filler.model_copy(update={"weight": 0.0, "sample_id": filler.sample_id + ":pad"})])
     return StepPlan(
-        n_tokens=sum(len(s.completion_ids) for s in step_samples),
+        n_tokens=sum(len(loss_positions(s, cfg.skip_forced_tokens)) for s in step_samples),
         n_seqs=len(step_samples),
         micro_batches=mine,
     )
 
 
-def collate(samples: list[TrainingSample], pad_id: int = 0) -> TokenBatch:
-    """Right-pad prompt+completion rows and list the completion tokens flat, row by row."""
+def loss_positions(sample: TrainingSample, skip_forced: bool) -> list[int]:
+    """Indices of the completion tokens that carry a loss."""
+    if not skip_forced:
+        return list(range(len(sample.completion_ids)))
+    return [i for i, lp in enumerate(sample.sampling_logprobs) if lp < FORCED_LOGPROB]
+
+
+def collate(samples: list[TrainingSample], pad_id: int = 0, skip_forced: bool = False) -> TokenBatch:
+    """Right-pad prompt+completion rows and list the loss-carrying completion tokens flat, row by row."""
     width = max(s.n_tokens for s in samples)
     input_ids = torch.full((len(samples), width), pad_id, dtype=torch.long)
     attention = torch.zeros((len(samples), width), dtype=torch.long)
@@ -100,10 +109,11 @@ def collate(samples: list[TrainingSample], pad_id: int = 0) -> TokenBatch:
         input_ids[b, : len(ids)] = torch.tensor(ids, dtype=torch.long)
         attention[b, : len(ids)] = 1
         start = len(s.prompt_ids)
-        rows += [b] * len(s.completion_ids)
-        pred_pos += range(start - 1, start - 1 + len(s.completion_ids))  # logits at t−1 predict token t
-        token_ids += s.completion_ids
-        sampling += s.sampling_logprobs
+        keep = loss_positions(s, skip_forced)
+        rows += [b] * len(keep)
+        pred_pos += [start - 1 + i for i in keep]  # the logits at t − 1 predict the token at t
+        token_ids += [s.completion_ids[i] for i in keep]
+        sampling += [s.sampling_logprobs[i] for i in keep]
     return TokenBatch(
         input_ids=input_ids,
         attention_mask=attention,

@@ -6,6 +6,7 @@ TRL can read our configs (num_generations, epsilon, epsilon_high, beta, loss_typ
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator
@@ -42,6 +43,9 @@ class GRPOSettings(BaseModel):
     )
     vllm_importance_sampling_clip_max: float = Field(2.0, gt=0.0, description="importance-weight cap C")
     mask_truncated_completions: bool = Field(False, description="drop completions cut off by max_tokens")
+    skip_forced_tokens: bool = Field(
+        True, description="no loss on tokens the sampler had no choice over (grammar-forced: logged p ≥ 0.9999)"
+    )
     max_completion_length: int = Field(384, ge=1, description="dr_grpo's constant normaliser")
     num_iterations: int = Field(1, ge=1, le=16, description="passes over one round's samples")
     learning_rate: float = Field(1e-5, gt=0.0)
@@ -49,7 +53,9 @@ class GRPOSettings(BaseModel):
     adam_beta1: float = Field(0.9, ge=0.0, lt=1.0)
     adam_beta2: float = Field(0.99, ge=0.0, lt=1.0)
     max_grad_norm: float = Field(1.0, gt=0.0)
-    per_device_train_batch_size: int = Field(4, ge=1, description="sequences per micro-batch")
+    per_device_train_batch_size: int = Field(
+        1, ge=1, description="sequences per micro-batch; 1 suits CPUs (no padding, causal fast path), raise on GPUs"
+    )
     gradient_accumulation_steps: int = Field(
         0, ge=0, description="micro-batches per optimiser step; 0 = the whole round in one step (on-policy)"
     )
@@ -109,8 +115,20 @@ class PublishSettings(BaseModel):
     eval_seeds: list[int] = Field(default_factory=lambda: [0])
 
 
+class UpdateLaunchSettings(BaseModel):
+    launcher: Literal["inprocess", "accelerate"] = Field(
+        "inprocess", description="inprocess = this process (CPU, one GPU); accelerate = `accelerate launch` workers"
+    )
+    accelerate_config: str = Field("ddp", description="ddp | fsdp | zero2 | zero3 (shipped) or a yaml path")
+    num_processes: int = Field(1, ge=1, le=1024)
+
+
 class TrainSettings(BaseModel):
+    base_model: Path | None = Field(
+        None, description="HF weights of the served model (needed with a model server; embedded: found itself)"
+    )
     grpo: GRPOSettings = Field(default_factory=GRPOSettings)
+    launch: UpdateLaunchSettings = Field(default_factory=UpdateLaunchSettings)
     lora: LoraSettings = Field(default_factory=LoraSettings)
     rewards: RewardSettings = Field(default_factory=RewardSettings)
     rollout: RolloutSettings = Field(default_factory=RolloutSettings)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from pydantic import BaseModel, Field
 
 from .config import TrainSettings
-from .publish import DevSet, GateResult, eval_gate, publish
+from .publish import DevSet, GateResult, eval_gate, publish, serve_adapter
 from .questions import TrainQuestion
 from .registry import AdapterRegistry
 from .rollout import rollout_groups
@@ -99,6 +99,8 @@ class TrainLoop:
         report = RoundReport(round=self.round_index)
         clock = time.perf_counter()
 
+        if self.policy_adapter is not None:  # e.g. the served adapter, when training starts from it
+            await serve_adapter(self.policy_adapter, ctx.registry, ctx.models, activate=False)
         total = len(questions) * cfg.grpo.num_generations
         advance = ctx.progress.start("rollout", total)
         groups = await rollout_groups(
@@ -141,6 +143,7 @@ class TrainLoop:
         gate = None
         if ctx.dev is not None:
             advance = ctx.progress.start("eval", 2 * len(ctx.dev.seeds))
+            await serve_adapter(ctx.registry.current, ctx.registry, ctx.models, activate=False)  # the baseline
             gate = await eval_gate(
                 name, ctx.registry.current, ctx.dev, model=ctx.models[0], store=ctx.store, agent=ctx.agent,
                 tools=ctx.tools, out_root=ctx.work_dir / "evals", temperature=ctx.eval_temperature,
@@ -148,7 +151,8 @@ class TrainLoop:
             )
             advance(2 * len(ctx.dev.seeds))
         report.gate = gate
-        report.published = await publish(name, ctx.registry, ctx.models, gate)
+        # The trainer names every adapter explicitly, so its models keep no active adapter.
+        report.published = await publish(name, ctx.registry, ctx.models, gate, activate=False)
         if previous is not None and previous != ctx.registry.current:
             for model in ctx.models:  # an old candidate nobody serves: free its memory
                 if previous in model.adapters():

@@ -92,22 +92,27 @@ async def eval_gate(
     )
 
 
-async def serve_adapter(name: str | None, registry: AdapterRegistry, models: list[ChatModel]) -> None:
-    """Make `name` the adapter every given model answers with (load it first if needed)."""
+async def serve_adapter(
+    name: str | None, registry: AdapterRegistry, models: list[ChatModel], activate: bool = True
+) -> None:
+    """Load `name` into every given model (the embedded engine or a vLLM server) and, with `activate`,
+    make it what requests that name no adapter get."""
     for model in models:
         if name is not None and name not in model.adapters():
             await model.load_adapter(name, registry.path(name))
-        model.active_adapter = name
+        if activate:
+            model.active_adapter = name
 
 
 async def publish(
-    name: str, registry: AdapterRegistry, models: list[ChatModel], gate: GateResult | None,
+    name: str, registry: AdapterRegistry, models: list[ChatModel], gate: GateResult | None, activate: bool = True,
 ) -> bool:
-    """Serve the candidate if the gate passed (or there is no gate); record the verdict either way."""
+    """Serve the candidate if the gate passed (or there is no gate); record the verdict either way.
+    Other processes pick the registry's current adapter up by name (vLLM) or at start (embedded)."""
     if gate is not None:
         registry.update_metadata(name, eval=gate.model_dump(mode="json"))
         if not gate.passed:
             return False
-    await serve_adapter(name, registry, models)
+    await serve_adapter(name, registry, models, activate=activate)
     registry.set_current(name, action="publish")
     return True

@@ -53,7 +53,9 @@ def questions_from_file(path: Path, split: str | None = None) -> list[TrainQuest
     ]
 
 
-def questions_from_runs(store: TraceStore, since: datetime | None = None, limit: int | None = None) -> list[TrainQuestion]:
+def questions_from_runs(
+    store: TraceStore, since: datetime | None = None, limit: int | None = None
+) -> list[TrainQuestion]:
     """Distinct questions people asked (not training rollouts, not eval runs), newest first. A run
     with feedback lends its answer and mean score as the group's reference."""
     by_text: dict[str, TrainQuestion] = {}
@@ -68,3 +70,16 @@ def questions_from_runs(store: TraceStore, since: datetime | None = None, limit:
             item.reference_answer, item.reference_feedback = run.answer, mean(scores)
     items = list(by_text.values())
     return items[:limit] if limit is not None else items
+
+
+def round_questions(items: list[TrainQuestion], round_index: int, per_round: int, seed: int = 0) -> list[TrainQuestion]:
+    """Round k's questions: consecutive slices of one seeded shuffle, wrapping around (epochs)."""
+    import random
+
+    if not items:
+        return []
+    order = list(items)
+    random.Random(seed).shuffle(order)
+    start = ((round_index - 1) * per_round) % len(order)
+    picked = (order + order)[start : start + min(per_round, len(order))]
+    return picked

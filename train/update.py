@@ -18,7 +18,7 @@ from typing import Any
 import torch
 from pydantic import BaseModel
 
-from .batching import StepPlan, collate, optimiser_steps, plan_step, trainable
+from .batching import StepPlan, collate, loss_positions, optimiser_steps, plan_step, trainable
 from .config import LoraSettings, TrainSettings
 from .grpo import TokenBatch, completion_logps, grpo_loss, loss_normaliser
 from .samples import TrainingSample
@@ -134,8 +134,9 @@ class GRPOUpdater:
         old: dict[str, torch.Tensor] = {}
         for plan in plans:
             for mb in plan.micro_batches:
-                logps = self._logps(collate(mb, self.pad_id))
-                for s, part in zip(mb, logps.split([len(s.completion_ids) for s in mb]), strict=True):
+                logps = self._logps(collate(mb, self.pad_id, self.cfg.skip_forced_tokens))
+                sizes = [len(loss_positions(s, self.cfg.skip_forced_tokens)) for s in mb]
+                for s, part in zip(mb, logps.split(sizes), strict=True):
                     old[s.sample_id] = part
         return old
 
@@ -163,7 +164,7 @@ class GRPOUpdater:
                 normaliser = loss_normaliser(cfg, plan.n_tokens, plan.n_seqs) / acc.num_processes
                 step_loss = 0.0
                 for i, mb in enumerate(plan.micro_batches):
-                    batch = collate(mb, self.pad_id)
+                    batch = collate(mb, self.pad_id, self.cfg.skip_forced_tokens)
                     last = i == len(plan.micro_batches) - 1
                     with nullcontext() if last else acc.no_sync(self.module):
                         logps = self._logps(batch)

@@ -10,6 +10,7 @@ import asyncio
 from typing import Any
 
 from deepresearch.agent.prompts import load_prompt
+from deepresearch.tools.untrusted import fence_untrusted
 from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 
@@ -40,8 +41,7 @@ def observe(tool: str, value: str, outcome: Any) -> str:
         return f"search({value!r}) → {len(hits)} results\n" + "\n".join(lines)
     if tool == "python":
         return f"python → exit {out.get('exit_code')}\n  stdout: {str(out.get('stdout', ''))[:300]}"
-    text = str(out.get("text") or out)[:300]
-    return f"{tool}({value!r}) →\n  <untrusted>{text}</untrusted>"
+    return f"{tool}({value!r}) →\n" + fence_untrusted(str(out.get("text") or out), source=value, max_chars=300)
 
 
 class StepRun:
@@ -109,7 +109,7 @@ class StepRun:
         options = best_sentences(text, f"{self.task['question']} {self.step['goal']}", QUOTE_OPTIONS)
         if not options:
             return
-        shown = text[: self.ctx.settings.evidence_chars]
+        shown = fence_untrusted(text, source=url, max_chars=self.ctx.settings.evidence_chars)
         try:
             out, usage = await self.ctx.ask_model(
                 load_prompt("extractor"), FindingOut, finding_schema(options), step=f"step-{self.step['id']}",

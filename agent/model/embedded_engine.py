@@ -20,11 +20,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import torch
-from transformers import DynamicCache
 
 from .base import ModelError
 from .embedded_adapters import AdapterSet
-from .embedded_batch import KVBatch, left_padded
+from .embedded_batch import KVBatch, left_padded, new_cache
 from .embedded_grammar import RowGrammar, allocate_bitmask, mask_logits
 from .embedded_sampling import RowSampler
 from .types import Sampling, Timings
@@ -191,7 +190,7 @@ class BatchingEngine:
         admitted_at = time.perf_counter()
         rows = [_Row(job, RowSampler(job.sampling), admitted_at) for job in jobs]
         ids, mask, positions = left_padded([j.prompt_ids for j in jobs], self._pad_id)
-        cache = DynamicCache(config=self._adapters.model.config)
+        cache = new_cache(self._adapters.model.config)
         out = self._adapters.model(
             input_ids=ids,
             attention_mask=mask,

@@ -3,12 +3,14 @@
 Schemas compile once and are cached by their JSON text (property order kept: it is the order the
 grammar emits them in); each constrained row gets its own matcher, and the engine masks that row's
 logits before sampling, so constrained and free rows share one batch. Whitespace between JSON tokens
-is not free (`any_whitespace=False`): a 135M model given free whitespace can emit newlines until it
-runs out of tokens. The vLLM client asks for the same.
+is not free (`any_whitespace=False`, compact separators): a 135M model given free whitespace can emit
+newlines until it runs out of tokens. `serve-model` starts vLLM with `disable_any_whitespace`, which
+compiles the very same grammar, so both backends produce the same JSON.
 
 Closing: a small model can loop inside a string ("Python, Python, …") until max_tokens cuts the JSON.
 When a constrained row is within its closing reserve of max_tokens, its allowed tokens are narrowed
-to those that close something (`"`, `}`, `]`), else to `,`, so the object finishes and parses. Only
+to those that close the current string (`"`), else an object/array (`}`, `]`), else to `,`, so the
+object finishes and parses. Only
 that tail differs from plain grammar sampling (vLLM has no such step); its logprobs are those of the
 narrowed distribution, which is what the tokens were drawn from.
 """
@@ -35,11 +37,10 @@ def schema_key(schema: dict[str, Any]) -> str:
 
 
 def closing_reserve(schema: dict[str, Any], max_tokens: int) -> int:
-    """Tokens kept back to close the JSON: a few per property the schema can still require."""
-    properties = json.dumps(schema).count('"properties"') + sum(
-        len(node.get("properties", {})) for node in _walk(schema)
-    )
-    return min(max_tokens // 2, 8 + 6 * properties)
+    """Tokens kept back to close the JSON: a few per object and property the schema describes."""
+    objects = [node for node in _walk(schema) if isinstance(node.get("properties"), dict)]
+    properties = sum(len(node["properties"]) for node in objects)
+    return min(max_tokens // 2, 8 + 6 * (len(objects) + properties))
 
 
 def _walk(node: Any) -> list[dict[str, Any]]:

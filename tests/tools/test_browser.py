@@ -6,7 +6,6 @@ import os
 import time
 
 import pytest
-
 from deepresearch.tools.browser.tool import BrowserTool
 from deepresearch.tools.config import BrowserSettings
 from deepresearch.tools.untrusted import fence_untrusted
@@ -133,7 +132,8 @@ async def test_redirects_to_private_addresses_are_blocked(browser, site, path):
 async def test_private_addresses_blocked_without_allow_list():
     tool = BrowserTool(BrowserSettings())
     for url in ("http://127.0.0.1:9/", "http://localhost:9/", "http://169.254.169.254/latest/",
-                "http://[::1]:9/", "http://[::ffff:127.0.0.1]:9/", "http://10.0.0.1/", "http://0.0.0.0:9/"):
+                "http://[::1]:9/", "http://[::ffff:127.0.0.1]:9/", "http://10.0.0.1/", "http://0.0.0.0:9/",
+                "http://2130706433:9/", "http://127.1:9/", "http://0x7f.0.0.1:9/"):
         out = await tool.invoke({"url": url})
         assert out.error_kind == "blocked", (url, out.error)
     await tool.close()

@@ -7,11 +7,10 @@ import socket
 
 import pytest
 import typer
-from typer.testing import CliRunner
-
 from deepresearch.app.commands import index as index_command
 from deepresearch.app.commands import web as web_command
 from deepresearch.app.settings import load_settings, set_settings
+from typer.testing import CliRunner
 
 
 @pytest.fixture

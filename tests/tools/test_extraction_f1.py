@@ -11,7 +11,6 @@ import re
 import statistics
 
 import lxml.html
-
 from deepresearch.tools.browser.tool import BrowserTool
 from deepresearch.tools.config import BrowserSettings
 

@@ -8,7 +8,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from deepresearch.tools.index.build import index_paths
 from deepresearch.tools.index.ingest import IngestError
 from deepresearch.tools.index.registry import IndexRegistry, validate_index_name

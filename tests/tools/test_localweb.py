@@ -6,7 +6,6 @@ import json
 import socket
 
 import httpx
-
 from deepresearch.tools.localweb.server import LocalWebServer
 from deepresearch.tools.toolbox import build_toolbox
 
@@ -45,7 +44,8 @@ async def test_real_search_and_browser_path_over_the_local_web(pool_settings, po
     with LocalWebServer(pool_index) as web:
         pool_settings_web = pool_settings.model_copy(deep=True)
         pool_settings_web.search.backends = ["searxng"]
-        toolbox = build_toolbox(pool_settings_web, searxng_url=web.url, index="pool")
+        # offline: no internet backends, yet the explicitly given local web is searched and browsed
+        toolbox = build_toolbox(pool_settings_web, searxng_url=web.url, index="pool", offline=True)
         found = await toolbox.invoke("search", {"query": question["question"]})
         assert found.ok and found.output["backend"] == "searxng"
         hit = found.output["hits"][0]

@@ -74,7 +74,6 @@ async def test_toolbox_names_describe_and_unknown_tools(pool_settings):
 
 async def test_missing_index_is_a_clear_error(settings):
     import pytest
-
     from deepresearch.tools.index.store import IndexNotFound
 
     with pytest.raises(IndexNotFound, match="no index named 'nope'"):

@@ -8,7 +8,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from deepresearch.tools.config import SandboxSettings
 from deepresearch.tools.sandbox.tool import PythonTool
 

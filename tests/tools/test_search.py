@@ -6,7 +6,6 @@ import json
 import time
 
 import pytest
-
 from deepresearch.tools.index.build import index_paths
 from deepresearch.tools.index.registry import IndexRegistry
 from deepresearch.tools.search.normalise import normalise_url

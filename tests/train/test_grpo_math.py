@@ -6,7 +6,6 @@ import math
 
 import pytest
 import torch
-
 from deepresearch.train.config import GRPOSettings
 from deepresearch.train.grpo import TokenBatch, group_advantages, grpo_loss, loss_normaliser
 

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 import torch
-
 from deepresearch.train.batching import collate
 from deepresearch.train.config import TrainSettings
 from deepresearch.train.export import read_samples, write_samples
@@ -175,3 +174,18 @@ def test_two_process_update_equals_one_process(tiny, tmp_path):
     saved = load_file(tmp_path / "two" / "adapter_model.safetensors")
     mine = {k.replace(".default", ""): v for k, v in lora_weights(single).items()}
     assert_same_weights(mine, saved, atol=2e-6)
+
+
+def test_grammar_forced_tokens_carry_no_loss(tiny):
+    """A token the sampler had no choice over (logged logprob 0) is left out of the loss and the count."""
+    from deepresearch.train.batching import plan_step
+
+    updater = GRPOUpdater(tiny, settings())
+    sample = random_samples(n_groups=1, group_size=1, calls_per_run=1, seed=8)[0]
+    n = len(sample.completion_ids)
+    forced = sample.model_copy(update={"sampling_logprobs": [0.0] + sample.sampling_logprobs[1:]})
+    batch = collate([forced], updater.pad_id, skip_forced=True)
+    assert batch.n_tokens == n - 1
+    assert batch.token_pred_pos[0] == len(sample.prompt_ids)  # token 0 (predicted at prompt_len − 1) skipped
+    assert plan_step([forced], updater.cfg, 0, 1).n_tokens == n - 1
+    assert collate([forced], updater.pad_id, skip_forced=False).n_tokens == n

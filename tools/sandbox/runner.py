@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import os
 import shutil
 import signal
+import subprocess
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -67,6 +69,29 @@ def check_available(settings: SandboxSettings) -> None:
         raise SandboxUnavailable("running as root needs `setpriv` (util-linux) to drop privileges for the sandbox")
     if shutil.which("prlimit") is None:
         raise SandboxUnavailable("`prlimit` (util-linux) not found; the python tool is disabled")
+    if (problem := _probe(str(settings.bwrap_path), settings.run_as_uid)) is not None:
+        raise SandboxUnavailable(f"bubblewrap cannot create a sandbox here ({problem}); the python tool is disabled")
+
+
+@functools.cache
+def _probe(bwrap: str, run_as_uid: int) -> str | None:
+    """Start one empty sandbox (once per process): bwrap can be installed yet unable to create namespaces."""
+    cmd = [bwrap, "--unshare-all", "--die-with-parent", "--ro-bind", "/usr", "/usr", *_usr_links(), "/usr/bin/true"]
+    if os.geteuid() == 0:
+        cmd = ["setpriv", f"--reuid={run_as_uid}", f"--regid={run_as_uid}", "--clear-groups", "--", *cmd]
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=20)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return str(exc)
+    if done.returncode == 0:
+        return None
+    return (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[0]
+
+
+def _usr_links() -> list[str]:
+    """bwrap arguments recreating merged-/usr links (/lib -> usr/lib, …) that the loader needs."""
+    links = [name for name in _USR_LINKS if Path("/", name).is_symlink()]
+    return [arg for name in links for arg in ("--symlink", f"usr/{name}", f"/{name}")]
 
 
 def _tasks_of_uid(uid: int) -> int:
@@ -96,9 +121,7 @@ def _command(settings: SandboxSettings, limits: RunLimits, workdir: Path, run_ui
         str(settings.bwrap_path), "--unshare-all", "--die-with-parent", "--new-session", "--clearenv",
         "--hostname", "sandbox", "--ro-bind", "/usr", "/usr",
     ]
-    for name in _USR_LINKS:
-        if Path("/", name).is_symlink():
-            cmd += ["--symlink", f"usr/{name}", f"/{name}"]
+    cmd += _usr_links()
     for path in _RO_ETC:
         cmd += ["--ro-bind-try", path, path]
     cmd += [

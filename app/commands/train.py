@@ -1,0 +1,311 @@
+"""`deepresearch train`: improve the model from questions — a QA file, or what people asked.
+
+    deepresearch train --questions pool/questions.jsonl --corpus pool/corpus.jsonl --group-size 8 --rounds 3
+    deepresearch train --from-runs --since 7d --index mydocs --rounds 1
+    deepresearch train --from-runs --watch --index mydocs          # keeps improving as runs and feedback arrive
+
+Each round: rollout (every question G times through the real graph) → score (rewards, advantages)
+→ update (GRPO on a LoRA adapter) → eval (dev set through the evals runner) → publish if no regression.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import typer
+from deepresearch.app.console import err, fail, out
+from deepresearch.app.settings import get_settings
+
+if TYPE_CHECKING:
+    from deepresearch.app.settings import Settings
+    from deepresearch.train.config import TrainSettings
+    from deepresearch.train.loop import RoundReport, TrainLoop
+    from deepresearch.train.questions import TrainQuestion
+
+PHASES = ("rollout", "score", "update", "eval")
+
+
+def train_settings(settings: Settings) -> TrainSettings:
+    from deepresearch.train.config import TrainSettings
+
+    # Until app/settings.py composes TrainSettings as `train`, the defaults stand in.
+    return getattr(settings, "train", None) or TrainSettings()
+
+
+class RichPhases:
+    """One progress bar per phase (rollout, score, update, eval), reset every round."""
+
+    def __init__(self, progress: Any):
+        self.progress = progress
+        self.tasks = {p: progress.add_task(p, total=None, visible=False) for p in PHASES}
+
+    def start(self, phase: str, total: int):
+        task = self.tasks[phase]
+        self.progress.reset(task, total=max(total, 1), completed=0, visible=True)
+        return lambda n=1: self.progress.advance(task, n)
+
+
+def _round_line(r: RoundReport) -> str:
+    s = r.scores
+    parts = [f"round {r.round}: {r.rollout_runs} runs"]
+    if s.get("reward_mean") is not None:
+        parts.append(f"reward {s['reward_mean']:.3f} ({s.get('groups_kept', 0)}/{s.get('groups', 0)} groups kept)")
+    if r.failures:
+        parts.append(f"{len(r.failures)} failed runs")
+    if r.update is not None:
+        parts.append(f"{r.samples} samples, update {r.update.seconds:.0f} s ({r.update.tokens_per_s:.0f} tok/s) "
+                     f"loss {r.update.loss:+.4f}")
+    if r.adapter:
+        parts.append(f"adapter {r.adapter}")
+    if r.gate is not None:
+        parts.append(r.gate.line())
+    if r.adapter:
+        parts.append("now serving it" if r.published else "not published")
+    if r.note:
+        parts.append(r.note)
+    return " · ".join(parts)
+
+
+def _check_inputs(
+    questions: Path | None, from_runs: bool, corpus: Path | None, dev: Path | None, group_size: int | None,
+    rounds: int, per_round: int | None, temperature: float | None, launcher: str | None, num_processes: int | None,
+    watch: bool,
+) -> None:
+    if (questions is None) == (not from_runs):
+        raise fail("give exactly one question source: --questions FILE or --from-runs")
+    if watch and not from_runs:
+        raise fail("--watch trains on new logged runs: use it with --from-runs")
+    for flag, path in (("--questions", questions), ("--corpus", corpus), ("--dev", dev)):
+        if path is not None and not path.is_file():
+            raise fail(f"{flag}: no such file: {path}")
+    if group_size is not None and group_size < 2:
+        raise fail(f"--group-size must be at least 2: GRPO compares runs of one question (got {group_size})")
+    if rounds < 0 or (rounds == 0 and not watch):
+        raise fail(f"--rounds must be at least 1 (0 = forever, only with --watch) (got {rounds})")
+    if per_round is not None and per_round < 1:
+        raise fail(f"--questions-per-round must be at least 1 (got {per_round})")
+    if temperature is not None and not 0.0 < temperature <= 5.0:
+        raise fail(f"--temperature must be above 0 (rollouts sample) and at most 5 (got {temperature})")
+    if launcher is not None and launcher not in ("inprocess", "accelerate"):
+        raise fail(f"--launcher must be inprocess or accelerate (got {launcher!r})")
+    if num_processes is not None and num_processes < 1:
+        raise fail(f"--num-processes must be at least 1 (got {num_processes})")
+
+
+def _apply_overrides(cfg: TrainSettings, **kw: Any) -> TrainSettings:
+    grpo = {k: v for k, v in {"num_generations": kw["group_size"], "temperature": kw["temperature"]}.items()
+            if v is not None}
+    rollout = {k: v for k, v in {"questions_per_round": kw["per_round"]}.items() if v is not None}
+    launch = {k: v for k, v in {"launcher": kw["launcher"], "accelerate_config": kw["accelerate_config"],
+                                "num_processes": kw["num_processes"]}.items() if v is not None}
+    return cfg.model_copy(update={
+        "grpo": cfg.grpo.model_copy(update=grpo), "rollout": cfg.rollout.model_copy(update=rollout),
+        "launch": cfg.launch.model_copy(update=launch),
+    })
+
+
+def train(
+    questions: Path | None = typer.Option(None, "--questions", help="QA jsonl: question, answer, gold_doc_ids …"),
+    from_runs: bool = typer.Option(False, "--from-runs", help="replay questions people asked (logged runs)"),
+    since: str | None = typer.Option(None, "--since", help="with --from-runs: runs since a date or age (7d, 12h)"),
+    split: str | None = typer.Option("train", "--split", help="with --questions: only this split ('' = all)"),
+    corpus: Path | None = typer.Option(None, "--corpus", help="corpus jsonl: indexed and served as the local web"),
+    index: str | None = typer.Option(None, "--index", help="an existing local index to serve as the local web"),
+    group_size: int | None = typer.Option(None, "--group-size", "-G", help="runs per question (default 8)"),
+    rounds: int = typer.Option(1, "--rounds", help="training rounds (with --watch: 0 = forever)"),
+    per_round: int | None = typer.Option(None, "--questions-per-round", help="questions per round (default 4)"),
+    temperature: float | None = typer.Option(None, "--temperature", help="rollout sampling temperature (default 1)"),
+    dev: Path | None = typer.Option(None, "--dev", help="dev QA jsonl for the eval gate (default: --questions)"),
+    dev_split: str | None = typer.Option("dev", "--dev-split", help="split of the dev file ('' = all)"),
+    dev_size: int | None = typer.Option(None, "--dev-size", help="dev questions per gate eval (default 16)"),
+    no_gate: bool = typer.Option(False, "--no-gate", help="publish every adapter without the eval gate"),
+    watch: bool = typer.Option(False, "--watch", help="keep training as new runs and feedback arrive"),
+    resume: bool = typer.Option(False, "--resume", help="continue the trainer from its last checkpoint"),
+    launcher: str | None = typer.Option(None, "--launcher", help="inprocess | accelerate"),
+    accelerate_config: str | None = typer.Option(None, "--accelerate-config", help="ddp | fsdp | zero2 | zero3 | yaml"),
+    num_processes: int | None = typer.Option(None, "--num-processes", help="processes for --launcher accelerate"),
+) -> None:
+    """Train the policy model's LoRA adapter with GRPO on its own rollouts; publish it if evals do not regress."""
+    _check_inputs(questions, from_runs, corpus, dev, group_size, rounds, per_round, temperature, launcher,
+                  num_processes, watch)
+    if corpus is not None and index is not None:
+        raise fail("give --corpus FILE or --index NAME for the local web, not both")
+    from deepresearch.app.commands.runs import parse_since
+
+    since_dt = parse_since(since)
+    settings = get_settings()
+    cfg = _apply_overrides(train_settings(settings), group_size=group_size, temperature=temperature,
+                           per_round=per_round, launcher=launcher, accelerate_config=accelerate_config,
+                           num_processes=num_processes)
+    if cfg.launch.launcher == "accelerate":
+        from deepresearch.train.launch import accelerate_config_path
+
+        try:
+            accelerate_config_path(cfg.launch.accelerate_config)
+        except FileNotFoundError as exc:
+            raise fail(f"--accelerate-config: {exc}") from None
+    dev_set = None
+    if not no_gate:
+        dev_set = _dev_set(cfg, dev or questions, dev_split or None, corpus, dev_size)
+    index_name = None if corpus is not None else (index or settings.index)
+    if index_name is not None:
+        _check_index(settings, index_name)
+    items = _load_questions(questions, split or None) if questions is not None else None
+    asyncio.run(_train(settings, cfg, items, since_dt, corpus, index_name, dev_set, rounds, watch, resume))
+
+
+def _check_index(settings: Settings, name: str) -> None:
+    from deepresearch.tools.index.registry import IndexRegistry
+
+    registry = IndexRegistry(settings.tools)
+    try:
+        if not registry.exists(name):
+            known = ", ".join(registry.names()) or "none yet"
+            raise fail(f"--index: no index named {name!r} (indexes: {known}; or give --corpus FILE)")
+    finally:
+        registry.close()
+
+
+def _dev_set(cfg: TrainSettings, dev: Path | None, split: str | None, corpus: Path | None, size: int | None):
+    from deepresearch.train.publish import DevSet
+
+    if dev is None:
+        raise fail("the eval gate needs a dev set: give --dev FILE (or --no-gate to publish without evaluation)")
+    if corpus is None:
+        raise fail("the eval gate evaluates on a corpus: give --corpus FILE (or --no-gate)")
+    p = cfg.publish
+    return DevSet(questions=dev, corpus=corpus, split=split, limit=size or p.dev_size, seeds=p.eval_seeds,
+                  metric=p.metric, tolerance=p.tolerance)
+
+
+def _load_questions(path: Path, split: str | None) -> list[TrainQuestion]:
+    from deepresearch.evals.dataset import DatasetError
+    from deepresearch.train.questions import questions_from_file
+
+    try:
+        items = questions_from_file(path, split=split)
+    except DatasetError as exc:
+        raise fail(str(exc)) from None
+    if not items:
+        raise fail(f"{path}: no questions" + (f" in split '{split}' (use --split '' for all)" if split else ""))
+    return items
+
+
+async def _train(
+    settings: Settings, cfg: TrainSettings, items: list[TrainQuestion] | None, since: datetime | None,
+    corpus: Path | None, index: str | None, dev: Any, rounds: int, watch: bool, resume: bool,
+) -> None:
+    from deepresearch.agent.model.base import ModelError
+    from deepresearch.agent.trace.store import TraceStore
+    from deepresearch.app.runtime import build_model_from, quiet_libraries
+    from deepresearch.tools.index.store import IndexNotFound
+    from deepresearch.train.environment import rollout_environment
+    from deepresearch.train.loop import LoopContext, TrainLoop
+    from deepresearch.train.questions import questions_from_runs
+    from deepresearch.train.registry import AdapterRegistry
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    quiet_libraries()
+    store = TraceStore(settings.paths.traces_db)
+    if items is None:
+        items = questions_from_runs(store, since=since)
+    if not items and not watch:
+        store.close()
+        raise fail("no logged questions to train on" + (" in that period" if since else "") +
+                   ": ask some with `deepresearch ask` first (or use --watch to wait for them)")
+    model_dir = _base_model_dir(settings, cfg)
+    try:
+        models = [build_model_from(settings.model_copy(update={"model": settings.model.model_copy(
+            update={"adapter": None})}))]
+        models += _extra_servers(settings, cfg)
+    except ModelError as exc:
+        store.close()
+        raise fail(f"model: {exc}") from None
+    registry = AdapterRegistry(settings.paths.adapters)
+    try:
+        async with rollout_environment(settings.tools, corpus=corpus, index=index) as env:
+            columns = (TextColumn("{task.description:<8}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+            with Progress(*columns, console=err, transient=False) as bar:
+                ctx = LoopContext(
+                    settings=cfg, model_dir=model_dir, models=models, toolbox=env.toolbox, store=store,
+                    agent=settings.agent, tools=settings.tools, registry=registry,
+                    work_dir=settings.data_dir / "train", dev=dev, doc_id_for=env.doc_id_for,
+                    judge_model=models[0] if cfg.rewards.judge > 0 else None, max_tokens=settings.model.max_tokens,
+                    launcher=cfg.launch.launcher, accelerate_config=cfg.launch.accelerate_config,
+                    num_processes=cfg.launch.num_processes, eval_temperature=settings.model.temperature,
+                    progress=RichPhases(bar),
+                )
+                loop = TrainLoop(ctx, resume=resume)
+                if watch:
+                    await _watch(loop, store, cfg, since, rounds, bar)
+                else:
+                    await _fixed_rounds(loop, items, cfg, rounds, bar)
+    except IndexNotFound as exc:
+        raise fail(str(exc)) from None
+    except KeyboardInterrupt:
+        err.print("stopped; the trainer checkpoint and published adapters are kept")
+    finally:
+        for model in models:
+            await model.close()
+        store.close()
+
+
+async def _fixed_rounds(loop: TrainLoop, items: list[TrainQuestion], cfg: TrainSettings, rounds: int, bar) -> None:
+    from deepresearch.train.questions import round_questions
+
+    for k in range(1, rounds + 1):
+        picked = round_questions(items, k, cfg.rollout.questions_per_round, cfg.grpo.seed)
+        report = await loop.run_round(picked)
+        bar.console.print(_round_line(report), markup=False, highlight=False)
+    out.print(f"done: {rounds} round(s); serving {loop.ctx.registry.current or 'the base model'}")
+
+
+async def _watch(loop: TrainLoop, store: Any, cfg: TrainSettings, since: datetime | None, rounds: int, bar) -> None:
+    """Wait for enough new logged questions, or feedback on logged runs, then train a round on them."""
+    from deepresearch.train.questions import questions_from_runs
+
+    mark = since or datetime.now(UTC)
+    done = 0
+    bar.console.print(f"watching for new runs and feedback (every {cfg.watch_poll_s:.0f} s; Ctrl-C stops)")
+    while rounds == 0 or done < rounds:
+        fresh = questions_from_runs(store, since=mark)
+        rated_runs = {run_id for run_id, _score, _comment in store.feedback_since(mark)}
+        if rated_runs:  # feedback may arrive on older runs: their questions count as new too
+            seen = {q.question for q in fresh}
+            fresh += [q for q in questions_from_runs(store) if set(q.source_run_ids) & rated_runs
+                      and q.question not in seen]
+        if len(fresh) >= cfg.watch_min_new_runs or rated_runs:
+            mark = datetime.now(UTC)
+            report = await loop.run_round(fresh[: cfg.rollout.questions_per_round])
+            bar.console.print(_round_line(report), markup=False, highlight=False)
+            done += 1
+        else:
+            await asyncio.sleep(cfg.watch_poll_s)
+
+
+def _base_model_dir(settings: Settings, cfg: TrainSettings) -> Path:
+    if cfg.base_model is not None:
+        if not cfg.base_model.is_dir():
+            raise fail(f"train.base_model: no such directory: {cfg.base_model}")
+        return cfg.base_model
+    if settings.model.backend != "embedded":
+        raise fail("training against a model server needs the model's weights: set train.base_model "
+                   "(a Hugging Face model directory)")
+    from deepresearch.agent.model.factory import embedded_model_dir
+
+    return embedded_model_dir(settings.cache_dir)
+
+
+def _extra_servers(settings: Settings, cfg: TrainSettings) -> list:
+    from deepresearch.agent.model.openai_client import OpenAIChatModel
+
+    return [OpenAIChatModel(url, settings.model.name, settings.model.api_key,
+                            timeout_s=settings.model.request_timeout_s, max_retries=settings.model.max_retries)
+            for url in cfg.rollout.model_urls]
+
+
+def register(app: typer.Typer) -> None:
+    app.command("train")(train)

@@ -1,0 +1,79 @@
+"""Pure pieces of the embedded engine: nucleus sampling, JSON closing helpers, the KV batch bookkeeping."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from deepresearch.agent.model.embedded_batch import HEADROOM, GrowingLayer, KVBatch, left_padded
+from deepresearch.agent.model.embedded_grammar import closing_reserve, inside_json_string
+from deepresearch.agent.model.embedded_sampling import RowSampler, _restrict_to_nucleus
+from deepresearch.agent.model.types import Sampling
+from transformers import DynamicCache
+
+
+def test_nucleus_keeps_the_smallest_top_set_and_renormalises():
+    logprobs = torch.log(torch.tensor([0.5, 0.3, 0.15, 0.05]))
+    kept = _restrict_to_nucleus(logprobs, 0.75)
+    assert torch.isinf(kept[2]) and torch.isinf(kept[3])
+    assert kept[:2].exp().tolist() == pytest.approx([0.625, 0.375])
+    assert _restrict_to_nucleus(logprobs, 0.4)[1:].isinf().all()  # the top token always stays
+
+
+def test_sampled_logprob_is_that_of_the_tempered_distribution():
+    logits = torch.tensor([2.0, 1.0, 0.0])
+    token, logprob = RowSampler(Sampling(temperature=0.5, seed=3)).sample(logits)
+    assert logprob == pytest.approx(float(torch.log_softmax(logits / 0.5, dim=-1)[token]))
+    assert RowSampler(Sampling()).sample(logits) == (0, pytest.approx(float(torch.log_softmax(logits, -1)[0])))
+
+
+def test_inside_json_string_counts_unescaped_quotes():
+    assert inside_json_string('{"a": "b')
+    assert not inside_json_string('{"a": "b"')
+    assert inside_json_string('{"a": "say \\"hi')
+    assert not inside_json_string('{"a": "x\\\\"')
+
+
+def test_closing_reserve_grows_with_the_schema_and_never_takes_over_half():
+    flat = {"type": "object", "properties": {"tool": {"enum": ["a"]}, "query": {"type": "string"}}}
+    nested = {"type": "object", "properties": {"plan": {"type": "array", "items": flat}}}
+    assert closing_reserve(flat, 256) == 8 + 6 * 3
+    assert closing_reserve(nested, 256) == 8 + 6 * 5
+    assert closing_reserve(nested, 20) == 10
+
+
+def _cache(rows: int, length: int, fill: float) -> DynamicCache:
+    cache = DynamicCache()
+    cache.layers = [GrowingLayer()]
+    cache.update(torch.full((rows, 1, length, 2), fill), torch.full((rows, 1, length, 2), fill), 0)
+    return cache
+
+
+def test_merge_left_pads_and_keep_trims_columns_that_are_padding_everywhere():
+    _, mask_a, _ = left_padded([[1, 2, 3, 4, 5]], pad_id=0)
+    _, mask_b, positions_b = left_padded([[7, 8], [9]], pad_id=0)
+    assert positions_b.tolist() == [[0, 1], [0, 0]]
+    batch = KVBatch(_cache(1, 5, 1.0), mask_a, torch.tensor([5]))
+    batch.merge(KVBatch(_cache(2, 2, 2.0), mask_b, torch.tensor([2, 1])))
+    assert batch.attention_mask.tolist() == [[1, 1, 1, 1, 1], [0, 0, 0, 1, 1], [0, 0, 0, 0, 1]]
+    keys = batch.cache.layers[0].keys
+    assert keys.shape == (3, 1, 5, 2) and keys[1, 0, :3].abs().sum() == 0 and keys[1, 0, 3:].eq(2.0).all()
+    mask, positions = batch.step_inputs()
+    assert positions.flatten().tolist() == [5, 2, 1] and mask.shape == (3, 6)
+    batch.cache.update(torch.full((3, 1, 1, 2), 3.0), torch.full((3, 1, 1, 2), 3.0), 0)  # the step's forward
+    batch.keep([1, 2])  # the long row leaves: three leading columns are padding for both survivors
+    assert batch.attention_mask.tolist() == [[1, 1, 1], [0, 1, 1]]
+    assert batch.cache.layers[0].keys.shape == (2, 1, 3, 2)
+    assert batch.next_positions.tolist() == [3, 2]
+    assert batch.cache.layers[0].keys[:, 0, :, 0].tolist() == [[2.0, 2.0, 3.0], [2.0, 2.0, 3.0]]
+
+
+def test_growing_layer_appends_in_place_and_grows_past_its_headroom():
+    layer = GrowingLayer()
+    first = torch.randn(2, 3, 5, 4)
+    layer.update(first, first.clone())
+    steps = [torch.randn(2, 3, 1, 4) for _ in range(HEADROOM + 10)]
+    for step in steps:
+        keys, values = layer.update(step, step.clone())
+    expected = torch.cat([first, *steps], dim=2)
+    assert torch.equal(keys, expected) and torch.equal(values, expected)
+    assert layer.get_seq_length() == 5 + HEADROOM + 10

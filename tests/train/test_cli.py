@@ -1,0 +1,117 @@
+"""`deepresearch train` and `deepresearch adapters` bad inputs: one clear line on stderr, exit 2, no model."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from .test_registry import fake_adapter_dir
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("DEEPRESEARCH_DATA_DIR", str(tmp_path / "data"))
+    from deepresearch.app import settings as app_settings
+
+    monkeypatch.setattr(app_settings, "_current", None)
+    return tmp_path / "data"
+
+
+@pytest.fixture
+def cli(data_dir: Path):
+    from deepresearch.app.commands import adapters, train
+
+    app = typer.Typer()
+
+    @app.callback()
+    def _root() -> None:
+        pass
+
+    train.register(app)
+    adapters.register(app)
+    runner = CliRunner()
+    return lambda *args: runner.invoke(app, list(map(str, args)))
+
+
+@pytest.fixture
+def qfile(tmp_path: Path) -> Path:
+    path = tmp_path / "q.jsonl"
+    rows = [{"id": "a", "question": "Who?", "answer": "Ada", "split": "train"},
+            {"id": "b", "question": "When?", "answer": "1815", "split": "dev"}]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def one_line_error(result, pattern: str) -> None:
+    assert result.exit_code == 2, result.output
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("error: ") and pattern in lines[0], lines[0]
+
+
+def test_question_source_is_required_and_exclusive(cli, qfile):
+    one_line_error(cli("train"), "exactly one question source")
+    one_line_error(cli("train", "--questions", qfile, "--from-runs"), "exactly one question source")
+    one_line_error(cli("train", "--questions", qfile, "--watch"), "--watch trains on new logged runs")
+
+
+def test_bad_numbers(cli, qfile):
+    base = ["train", "--questions", qfile, "--no-gate"]
+    one_line_error(cli(*base, "--group-size", "1"), "--group-size must be at least 2")
+    one_line_error(cli(*base, "--rounds", "0"), "--rounds must be at least 1")
+    one_line_error(cli(*base, "--questions-per-round", "0"), "--questions-per-round must be at least 1")
+    one_line_error(cli(*base, "--temperature", "0"), "--temperature must be above 0")
+    one_line_error(cli(*base, "--num-processes", "0"), "--num-processes must be at least 1")
+    one_line_error(cli(*base, "--launcher", "slurm"), "--launcher must be inprocess or accelerate")
+
+
+def test_bad_files_and_places(cli, qfile, tmp_path):
+    one_line_error(cli("train", "--questions", tmp_path / "nope.jsonl"), "--questions: no such file")
+    one_line_error(cli("train", "--questions", qfile, "--corpus", tmp_path / "c.jsonl"), "--corpus: no such file")
+    one_line_error(cli("train", "--questions", qfile, "--corpus", qfile, "--index", "x"), "not both")
+    one_line_error(cli("train", "--questions", qfile, "--index", "pool"), "the eval gate evaluates on a corpus")
+    one_line_error(cli("train", "--questions", qfile, "--no-gate", "--index", "pool"), "no index named 'pool'")
+    one_line_error(cli("train", "--questions", qfile, "--no-gate", "--launcher", "accelerate",
+                       "--accelerate-config", tmp_path / "x.yaml"), "accelerate config not found")
+    one_line_error(cli("train", "--from-runs", "--since", "yesterday", "--no-gate"), "--since")
+
+
+def test_bad_question_file_content(cli, qfile, tmp_path, data_dir):
+    from deepresearch.tools.index.store import DB_FILE
+
+    (data_dir / "indexes" / "mine").mkdir(parents=True)
+    (data_dir / "indexes" / "mine" / DB_FILE).write_text("")  # exists() is all the CLI checks up front
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "a", "question": "q"}\n')
+    one_line_error(cli("train", "--questions", bad, "--no-gate", "--index", "mine"), "bad.jsonl:1")
+    one_line_error(cli("train", "--questions", qfile, "--no-gate", "--index", "mine", "--split", "test"),
+                   "no questions in split 'test'")
+
+
+def test_from_runs_with_nothing_logged(cli, data_dir):
+    from deepresearch.tools.index.store import DB_FILE
+
+    (data_dir / "indexes" / "mine").mkdir(parents=True)
+    (data_dir / "indexes" / "mine" / DB_FILE).write_text("")
+    one_line_error(cli("train", "--from-runs", "--no-gate", "--index", "mine"), "no logged questions to train on")
+
+
+def test_adapters_list_use_rollback(cli, data_dir):
+    result = cli("adapters", "list")
+    assert result.exit_code == 0 and "no adapters yet" in result.stdout
+    one_line_error(cli("adapters", "use", "grpo-0001"), "no adapter named 'grpo-0001'")
+    one_line_error(cli("adapters", "rollback"), "nothing to roll back")
+    fake_adapter_dir(data_dir / "adapters", "grpo-0001", "2025-01-01")
+    fake_adapter_dir(data_dir / "adapters", "grpo-0002", "2025-01-02")
+    assert cli("adapters", "use", "grpo-0001").stdout.strip() == "serving grpo-0001"
+    assert cli("adapters", "use", "grpo-0002").exit_code == 0
+    lines = cli("adapters", "list").stdout.splitlines()
+    assert len(lines) == 2 and lines[0].startswith("  grpo-0001") and lines[1].startswith("* grpo-0002")
+    assert "reward 0.500" in lines[1]
+    assert cli("adapters", "rollback").stdout.strip() == "rolled back: serving grpo-0001"
+    assert cli("adapters", "use", "base").stdout.strip() == "serving the base model"
+    one_line_error(cli("adapters", "use", "../x"), "no adapter named '../x'")

@@ -1,0 +1,72 @@
+"""The adapter registry: names, current, the rollback stack, metadata."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from deepresearch.train.registry import AdapterRegistry, RegistryError, current_adapter
+
+
+def fake_adapter_dir(root: Path, name: str, created: str) -> None:
+    """An adapter directory as the trainer writes it (config + metadata); weights are not read here."""
+    (root / name).mkdir(parents=True)
+    (root / name / "adapter_config.json").write_text("{}")
+    (root / name / "metadata.json").write_text(json.dumps({"created_at": created, "step": 1,
+                                                           "rewards": {"reward_mean": 0.5}}))
+
+
+@pytest.fixture
+def registry(tmp_path: Path) -> AdapterRegistry:
+    for i, name in enumerate(["grpo-0001", "grpo-0002", "grpo-0003"]):
+        fake_adapter_dir(tmp_path, name, f"2025-01-0{i + 1}")
+    return AdapterRegistry(tmp_path)
+
+
+def test_names_in_creation_order_and_next_name(registry):
+    assert registry.names() == ["grpo-0001", "grpo-0002", "grpo-0003"]
+    assert registry.next_name("grpo") == "grpo-0004"
+    assert registry.next_name("other") == "other-0001"
+
+
+def test_use_and_rollback_walk_back_through_what_was_served(registry):
+    assert registry.current is None
+    registry.set_current("grpo-0001", "publish")
+    registry.set_current("grpo-0003", "use")
+    assert current_adapter(registry.root) == "grpo-0003"
+    assert [a.name for a in registry.list() if a.current] == ["grpo-0003"]
+    assert registry.rollback().current == "grpo-0001"
+    assert registry.rollback().current is None  # back to the base model
+    with pytest.raises(RegistryError, match="nothing to roll back"):
+        registry.rollback()
+    assert [e["action"] for e in registry.state().log] == ["publish", "use", "rollback", "rollback"]
+
+
+def test_rollback_skips_adapters_deleted_since(registry):
+    registry.set_current("grpo-0001")
+    registry.set_current("grpo-0002")
+    registry.set_current("grpo-0003")
+    import shutil
+
+    shutil.rmtree(registry.root / "grpo-0002")
+    assert registry.rollback().current == "grpo-0001"
+
+
+def test_unknown_and_bad_names_are_one_line_errors(registry):
+    with pytest.raises(RegistryError, match="no adapter named 'nope'.*grpo-0001"):
+        registry.set_current("nope")
+    with pytest.raises(RegistryError, match="bad adapter name"):
+        registry.path("../etc")
+
+
+def test_metadata_updates_merge(registry):
+    registry.update_metadata("grpo-0002", eval={"passed": True})
+    meta = registry.metadata("grpo-0002")
+    assert meta["eval"] == {"passed": True} and meta["step"] == 1
+
+
+def test_corrupt_registry_file_is_reported(registry):
+    (registry.root / "registry.json").write_text("{not json")
+    with pytest.raises(RegistryError, match="corrupt"):
+        _ = registry.current
