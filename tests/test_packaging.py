@@ -1,0 +1,51 @@
+"""The shipped artefacts around the code: package layout, Dockerfile, compose file."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_installed_code_lives_under_one_namespace():
+    import deepresearch.agent
+    import deepresearch.app
+    import deepresearch.tools
+
+    for mod in (deepresearch.app, deepresearch.agent, deepresearch.tools):
+        assert mod.__name__.startswith("deepresearch.")
+    # No top-level `tools` / `app` / `agent` module is importable from outside the checkout.
+    code = "import importlib.util as u; print([n for n in ('tools', 'app', 'agent', 'train', 'evals') if u.find_spec(n)])"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd="/", timeout=60)
+    assert proc.stdout.strip() == "[]", proc.stdout + proc.stderr
+
+
+def test_version_is_fast_and_prints():
+    proc = subprocess.run([sys.executable, "-m", "deepresearch", "--version"], capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 0 and proc.stdout.startswith("deepresearch ")
+
+
+def test_dockerfile_lints_clean():
+    hadolint = shutil.which("hadolint") or str(Path(sys.executable).parent / "hadolint")
+    if not Path(hadolint).exists():
+        pytest.skip("hadolint not installed (pip install -e .[dev])")
+    proc = subprocess.run([hadolint, "--config", str(ROOT / ".hadolint.yaml"), str(ROOT / "Dockerfile")],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_compose_wires_the_app_to_the_model_server():
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    model, app = compose["services"]["model"], compose["services"]["app"]
+    assert "--enable-lora" in model["command"]
+    assert model["environment"]["VLLM_ALLOW_RUNTIME_LORA_UPDATING"] == "True"
+    assert app["environment"]["DEEPRESEARCH_MODEL__BASE_URL"] == "http://model:8000/v1"
+    # The trainer publishes adapters under /data; the server must see the same volume.
+    assert "data:/data" in model["volumes"] and "data:/data" in app["volumes"]
