@@ -21,7 +21,8 @@ def test_installed_code_lives_under_one_namespace():
     for mod in (deepresearch.app, deepresearch.agent, deepresearch.tools):
         assert mod.__name__.startswith("deepresearch.")
     # No top-level `tools` / `app` / `agent` module is importable from outside the checkout.
-    code = "import importlib.util as u; print([n for n in ('tools', 'app', 'agent', 'train', 'evals') if u.find_spec(n)])"
+    names = "('tools', 'app', 'agent', 'train', 'evals')"
+    code = f"import importlib.util as u; print([n for n in {names} if u.find_spec(n)])"
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd="/", timeout=60)
     assert proc.stdout.strip() == "[]", proc.stdout + proc.stderr
 
