@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from deepresearch.agent.trace.store import TraceStore
 
 

@@ -9,7 +9,7 @@ from .conftest import make_random_lora
 
 def ask(adapter: str | None = None) -> ChatRequest:
     return ChatRequest(
-        messages=[Message(role="user", content="Say hi")], sampling=Sampling(max_tokens=12), adapter=adapter
+        messages=[Message(role="user", content="Say hi")], sampling=Sampling(max_tokens=8), adapter=adapter
     )
 
 

@@ -154,3 +154,14 @@ def test_questions_from_file_filters_by_split(tmp_path):
                     '{"id": "b", "question": "r?", "answer": "y", "split": "dev"}\n')
     assert [q.id for q in questions_from_file(path, split="train")] == ["a"]
     assert questions_from_file(path)[0].gold_doc_ids == ["d"]
+
+
+def test_round_questions_walk_one_seeded_shuffle_and_wrap():
+    from deepresearch.train.questions import round_questions
+
+    items = [Q.model_copy(update={"id": str(i)}) for i in range(5)]
+    seen = [q.id for k in (1, 2, 3) for q in round_questions(items, k, 2, seed=1)]
+    assert len(seen) == 6 and set(seen[:5]) == {str(i) for i in range(5)}  # an epoch before any repeat
+    assert seen[5] == seen[0]
+    assert round_questions(items, 1, 2, seed=1) == round_questions(items, 1, 2, seed=1)
+    assert round_questions([], 1, 2) == []

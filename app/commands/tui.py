@@ -1,0 +1,32 @@
+"""`deepresearch tui`: the terminal UI."""
+
+from __future__ import annotations
+
+import typer
+
+from ..console import fail
+from ..settings import get_settings
+
+
+def tui(
+    offline: bool = typer.Option(False, "--offline", help="search the local index only"),
+    index: str | None = typer.Option(None, "--index", help="local index to search (default: settings.index)"),
+) -> None:
+    """Ask questions, watch the research live, read reports and rate them (+ / -) for training."""
+    import sys
+
+    from ..runtime import ensure_index, open_runtime
+    from ..tui.app import ResearchApp
+
+    if not sys.stdout.isatty():
+        raise fail("the TUI needs a terminal; use `deepresearch ask` in scripts")
+    settings = get_settings()
+    try:
+        ensure_index(settings, index or settings.index)
+    except LookupError as exc:
+        raise fail(str(exc)) from None
+    ResearchApp(lambda: open_runtime(settings, offline=offline, index=index)).run()
+
+
+def register(app: typer.Typer) -> None:
+    app.command("tui")(tui)

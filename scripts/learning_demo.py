@@ -1,0 +1,222 @@
+"""Learning demonstration: GRPO on pool train questions, on this CPU, in at most an hour.
+
+    .venv/bin/python scripts/learning_demo.py --minutes 60 --out /tmp/learning-demo
+
+1. The world: the pool questions' candidate documents (HotpotQA distractor setting: gold + distractors)
+   served as the local web; the real graph and tools; SmolLM2-135M embedded.
+2. Dev reward before training: every dev question answered once per eval seed at the training
+   temperature; the run reward is the trainer's own reward (outcome tiers, F1, citations, cost).
+3. Training rounds (rollout G runs per question → score → one GRPO update) until the time budget
+   leaves just enough for step 4. No eval gate here: this script measures dev itself.
+4. Dev reward after, with the same questions and seeds. The noise band is the spread over seeds.
+Writes summary.json and learning.png (train reward per round; dev reward before/after with its band).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+POOL = Path("/work/shared/data/pool")
+
+
+def build_world(out: Path, n_train: int, n_dev: int, seed: int) -> tuple[Path, Path]:
+    """Train/dev questions (no yes/no) and the union of their candidate documents as the corpus."""
+    rows = [json.loads(line) for line in (POOL / "questions.jsonl").open()]
+    rng = random.Random(seed)
+    train = [q for q in rows if q["split"] == "train" and not q.get("yes_no") and q.get("answer_in_gold_docs")]
+    dev = [q for q in rows if q["split"] == "dev" and not q.get("yes_no") and q.get("answer_in_gold_docs")]
+    rng.shuffle(train)
+    rng.shuffle(dev)
+    train, dev = train[:n_train], dev[:n_dev]
+    wanted = {d for q in train + dev for d in q["candidate_doc_ids"] + q["gold_doc_ids"]}
+    out.mkdir(parents=True, exist_ok=True)
+    with (out / "corpus.jsonl").open("w") as fh:
+        for line in (POOL / "corpus.jsonl").open():
+            if json.loads(line)["id"] in wanted:
+                fh.write(line)
+    (out / "questions.jsonl").write_text("".join(json.dumps(q) + "\n" for q in train + dev))
+    return out / "questions.jsonl", out / "corpus.jsonl"
+
+
+async def dev_rewards(questions, *, seed: int, label: str, adapter: str | None, model, env, store, agent, cfg,
+                      temperature: float, max_tokens: int, concurrency: int) -> list[dict]:
+    """Each dev question answered once with this seed; the trainer's reward of each run."""
+    from deepresearch.agent.graph.run import research
+    from deepresearch.train.rewards import facts_from_trace, score_run
+    from deepresearch.train.rollout import run_seed
+
+    gate = asyncio.Semaphore(concurrency)
+
+    async def one(q) -> dict:
+        async with gate:
+            result = await research(q.question, model=model, toolbox=env.toolbox, store=store, settings=agent,
+                                    tags={"demo_eval": label, "seed": seed}, sampling_temperature=temperature,
+                                    max_tokens=max_tokens, adapter=adapter, seed=run_seed(seed, 0, q.id, 0))
+        reward = score_run(facts_from_trace(store, result.run_id, env.doc_id_for), q, cfg.rewards)
+        return {"question_id": q.id, "run_id": result.run_id, "reward": reward.total, "terms": reward.terms,
+                "tier": reward.tier}
+
+    return list(await asyncio.gather(*(one(q) for q in questions)))
+
+
+def band(values: list[float]) -> dict:
+    return {"mean": statistics.mean(values), "low": min(values), "high": max(values), "per_seed": values}
+
+
+async def run(args: argparse.Namespace) -> dict:
+    from deepresearch.agent.config import AgentSettings, BudgetSettings
+    from deepresearch.agent.model.embedded import EmbeddedChatModel
+    from deepresearch.agent.model.factory import embedded_model_dir
+    from deepresearch.agent.trace.store import TraceStore
+    from deepresearch.tools.config import ToolSettings
+    from deepresearch.train.config import TrainSettings
+    from deepresearch.train.environment import rollout_environment
+    from deepresearch.train.loop import LoopContext, TrainLoop
+    from deepresearch.train.questions import questions_from_file, round_questions
+    from deepresearch.train.registry import AdapterRegistry
+
+    started = time.monotonic()
+    deadline = started + args.minutes * 60
+    out = args.out
+    qfile, corpus = build_world(out / "world", args.train_questions, args.dev_questions, args.seed)
+    train_qs = questions_from_file(qfile, split="train")
+    dev_qs = questions_from_file(qfile, split="dev")
+    cache = Path(os.environ.get("DEEPRESEARCH_CACHE_DIR") or Path.home() / ".cache" / "deepresearch")
+    model_dir = embedded_model_dir(cache)
+    model = EmbeddedChatModel.load(model_dir, max_batch=args.concurrency)
+    store = TraceStore(out / "data" / "traces.db")
+    tools = ToolSettings(data_dir=out / "data")
+    agent = AgentSettings(budget=BudgetSettings(max_plan_steps=1, max_rounds=1, max_executor_turns=2,
+                                                max_tool_calls=4))
+    cfg = TrainSettings()
+    cfg.grpo = cfg.grpo.model_copy(update={"num_generations": args.group_size, "temperature": args.temperature,
+                                           "learning_rate": args.lr, "seed": args.seed})
+    cfg.rollout = cfg.rollout.model_copy(update={"concurrency": args.concurrency,
+                                                 "questions_per_round": args.questions_per_round})
+    registry = AdapterRegistry(out / "data" / "adapters")
+    log = lambda msg: print(f"[{(time.monotonic() - started) / 60:5.1f} min] {msg}", flush=True)  # noqa: E731
+    common = dict(model=model, store=store, agent=agent, cfg=cfg, temperature=args.temperature,
+                  max_tokens=args.max_tokens, concurrency=args.concurrency)
+    summary: dict = {"command": " ".join([sys.executable, *sys.argv]), "settings": vars(args) | {"out": str(out)}}
+    try:
+        async with rollout_environment(tools, corpus=corpus) as env:
+            t0 = time.monotonic()
+            before = {s: await dev_rewards(dev_qs, seed=s, label="before", adapter=None, env=env, **common)
+                      for s in args.eval_seeds}
+            eval_s = time.monotonic() - t0
+            summary["dev_before"] = band([statistics.mean(r["reward"] for r in runs) for runs in before.values()])
+            log(f"dev reward before: {summary['dev_before']} ({eval_s / 60:.1f} min)")
+
+            ctx = LoopContext(settings=cfg, model_dir=model_dir, models=[model], toolbox=env.toolbox, store=store,
+                              agent=agent, tools=tools, registry=registry, work_dir=out / "data" / "train",
+                              doc_id_for=env.doc_id_for, max_tokens=args.max_tokens)
+            loop = TrainLoop(ctx)
+            rounds: list[dict] = []
+            round_s = 0.0
+            # Stop when another round (as long as the longest so far) would eat into the final eval's time.
+            while time.monotonic() + max(round_s, 60.0) + eval_s * 1.1 < deadline:
+                t_round = time.monotonic()
+                report = await loop.run_round(round_questions(train_qs, loop.round_index + 1,
+                                                              args.questions_per_round, args.seed))
+                round_s = max(round_s, time.monotonic() - t_round)
+                runs = store.list_runs(limit=None, tags={"train_round": report.round})
+                rewards = [e.payload["total"] for r in runs for e in store.events(r.id, "reward")[-1:]]
+                rounds.append({"round": report.round, "reward_mean": statistics.mean(rewards) if rewards else None,
+                               "reward_std": statistics.pstdev(rewards) if len(rewards) > 1 else 0.0,
+                               "adapter": report.adapter, "samples": report.samples,
+                               "update": report.update.model_dump() if report.update else None,
+                               "terms": report.scores.get("terms"), "tiers": report.scores.get("tiers")})
+                log(f"round {report.round}: reward {rounds[-1]['reward_mean']} samples {report.samples} "
+                    f"adapter {report.adapter} ({(time.monotonic() - t_round) / 60:.1f} min)")
+            summary["train"] = rounds
+            final = loop.policy_adapter
+            after = {s: await dev_rewards(dev_qs, seed=s, label="after", adapter=final, env=env, **common)
+                     for s in args.eval_seeds}
+            summary["dev_after"] = band([statistics.mean(r["reward"] for r in runs) for runs in after.values()])
+            summary["final_adapter"] = final
+            summary["dev_runs"] = {"before": before, "after": after}
+            log(f"dev reward after ({final}): {summary['dev_after']}")
+    finally:
+        await model.close()
+        store.close()
+    b, a = summary["dev_before"], summary["dev_after"]
+    noise = (b["high"] - b["low"]) / 2 + (a["high"] - a["low"]) / 2
+    summary["rise"] = a["mean"] - b["mean"]
+    summary["noise"] = noise
+    summary["rose_beyond_noise"] = summary["rise"] > noise
+    summary["minutes"] = (time.monotonic() - started) / 60
+    return summary
+
+
+def plot(summary: dict, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
+    rounds = [r for r in summary["train"] if r["reward_mean"] is not None]
+    xs = [r["round"] for r in rounds]
+    means = [r["reward_mean"] for r in rounds]
+    stds = [r["reward_std"] for r in rounds]
+    left.plot(xs, means, marker="o", label="mean reward of the round's rollouts")
+    left.fill_between(xs, [m - s for m, s in zip(means, stds, strict=True)],
+                      [m + s for m, s in zip(means, stds, strict=True)], alpha=0.2, label="± 1 std")
+    left.set(title="train reward per step (1 GRPO update per round)", xlabel="round / optimiser step",
+             ylabel="reward")
+    left.legend(fontsize=8)
+    for i, key in enumerate(("dev_before", "dev_after")):
+        b = summary[key]
+        right.bar(i, b["mean"], color="tab:blue" if i == 0 else "tab:green", alpha=0.7)
+        right.errorbar(i, b["mean"], yerr=[[b["mean"] - b["low"]], [b["high"] - b["mean"]]], color="black",
+                       capsize=8)
+        right.scatter([i] * len(b["per_seed"]), b["per_seed"], color="black", s=12, zorder=3)
+    right.set_xticks([0, 1], ["before", f"after ({summary.get('final_adapter') or 'base'})"])
+    verdict = "rose beyond noise" if summary["rose_beyond_noise"] else "did NOT rise beyond noise"
+    right.set(title=f"dev reward, band = spread over {len(summary['dev_before']['per_seed'])} eval seeds\n"
+                    f"{verdict}: Δ {summary['rise']:+.3f} vs noise {summary['noise']:.3f}", ylabel="reward")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--minutes", type=float, default=60.0, help="wall-clock budget for everything")
+    p.add_argument("--out", type=Path, default=Path("/tmp/learning-demo"))
+    p.add_argument("--train-questions", type=int, default=64)
+    p.add_argument("--dev-questions", type=int, default=8)
+    p.add_argument("--eval-seeds", type=int, nargs="+", default=[0, 1])
+    p.add_argument("--group-size", type=int, default=4)
+    p.add_argument("--questions-per-round", type=int, default=2)
+    p.add_argument("--temperature", type=float, default=0.8)
+    p.add_argument("--lr", type=float, default=1e-4)
+    p.add_argument("--max-tokens", type=int, default=192)
+    p.add_argument("--concurrency", type=int, default=8)
+    p.add_argument("--seed", type=int, default=0)
+    args = p.parse_args()
+    if not POOL.is_dir():
+        raise SystemExit(f"error: pool data not found at {POOL}")
+    summary = asyncio.run(run(args))
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "summary.json").write_text(json.dumps(summary, indent=2, default=str))
+    plot(summary, args.out / "learning.png")
+    b, a = summary["dev_before"], summary["dev_after"]
+    print(f"dev reward {b['mean']:.3f} [{b['low']:.3f}, {b['high']:.3f}] → {a['mean']:.3f} "
+          f"[{a['low']:.3f}, {a['high']:.3f}] after {len(summary['train'])} rounds in {summary['minutes']:.0f} min: "
+          + ("rose by more than its noise" if summary["rose_beyond_noise"] else "did NOT rise by more than its noise"))
+    print(f"plot: {args.out / 'learning.png'}  summary: {args.out / 'summary.json'}")
+
+
+if __name__ == "__main__":
+    main()
