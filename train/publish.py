@@ -8,6 +8,7 @@ runner resumes from them, so the baseline is evaluated once, not once per round.
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from statistics import mean
 from typing import TYPE_CHECKING, Any
@@ -51,13 +52,17 @@ class GateResult(BaseModel):
                 f"{fmt(self.baseline_score)} ({self.baseline or 'base model'})")
 
 
-def eval_dir(root: Path, adapter: str | None, seed: int) -> Path:
-    return Path(root) / (adapter or "base") / f"seed-{seed}"
+def eval_dir(root: Path, dev: DevSet, adapter: str | None, seed: int, stamp: str = "") -> Path:
+    """Results are reused only for the same dev set and the same adapter weights (names can be reused
+    after adapters are deleted, so the adapter's creation time is part of the key)."""
+    key = hashlib.sha1(f"{dev.model_dump_json()}|{stamp}".encode()).hexdigest()[:10]
+    return Path(root) / f"{adapter or 'base'}-{key}" / f"seed-{seed}"
 
 
 async def evaluate_adapter(
     adapter: str | None, dev: DevSet, *, model: ChatModel, store: TraceStore, agent: AgentSettings,
     tools: ToolSettings, out_root: Path, temperature: float = 0.0, max_tokens: int = 384, progress: bool = False,
+    stamp: str = "",
 ) -> dict[int, float | None]:
     """The dev metric of one adapter (None = base model) per seed, through the evals runner."""
     from deepresearch.evals.config import EvalSettings
@@ -67,7 +72,8 @@ async def evaluate_adapter(
     for seed in dev.seeds:
         summary = await run_eval(
             questions=dev.questions, corpus=dev.corpus, systems=[GATE_SYSTEM], model=model, store=store,
-            out_dir=eval_dir(out_root, adapter, seed), agent=agent, tools=tools, evals=EvalSettings(seed=seed),
+            out_dir=eval_dir(out_root, dev, adapter, seed, stamp), agent=agent, tools=tools,
+            evals=EvalSettings(seed=seed),
             split=dev.split, limit=dev.limit, adapter=adapter, temperature=temperature, max_tokens=max_tokens,
             progress=progress,
         )
@@ -76,11 +82,20 @@ async def evaluate_adapter(
 
 
 async def eval_gate(
-    candidate: str, baseline: str | None, dev: DevSet, **eval_kwargs: Any,
+    candidate: str, baseline: str | None, dev: DevSet, registry: AdapterRegistry, **eval_kwargs: Any,
 ) -> GateResult:
     """Passes when mean(candidate) ≥ mean(baseline) − tolerance over the seeds."""
-    cand = await evaluate_adapter(candidate, dev, **eval_kwargs)
-    base = await evaluate_adapter(baseline, dev, **eval_kwargs)
+    def stamp(name: str | None) -> str:
+        return str(registry.metadata(name).get("created_at", "")) if name else ""
+
+    cand = await evaluate_adapter(candidate, dev, stamp=stamp(candidate), **eval_kwargs)
+    base = await evaluate_adapter(baseline, dev, stamp=stamp(baseline), **eval_kwargs)
+    return gate_verdict(candidate, baseline, dev, cand, base)
+
+
+def gate_verdict(candidate: str, baseline: str | None, dev: DevSet, cand: dict[int, float | None],
+                 base: dict[int, float | None]) -> GateResult:
+    """Mean over seeds of each side; no candidate score fails, no baseline score passes."""
     c_vals = [v for v in cand.values() if v is not None]
     b_vals = [v for v in base.values() if v is not None]
     c_score = mean(c_vals) if c_vals else None
@@ -88,7 +103,7 @@ async def eval_gate(
     passed = c_score is not None and (b_score is None or c_score >= b_score - dev.tolerance)
     return GateResult(
         candidate=candidate, baseline=baseline, metric=dev.metric, candidate_score=c_score, baseline_score=b_score,
-        per_seed={str(s): {"candidate": cand[s], "baseline": base[s]} for s in dev.seeds}, passed=passed,
+        per_seed={str(s): {"candidate": cand.get(s), "baseline": base.get(s)} for s in dev.seeds}, passed=passed,
     )
 
 

@@ -70,7 +70,9 @@ class EmbeddedChatModel(ChatModel):
         started = time.perf_counter()
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
+        from transformers.utils import logging as transformers_logging
 
+        transformers_logging.disable_progress_bar()  # a "Loading weights" bar on every start is noise
         threads = threads or default_threads()
         torch.set_num_threads(threads)
         model_dir = Path(model_dir)
@@ -105,8 +107,12 @@ class EmbeddedChatModel(ChatModel):
             raise ModelError(f"prompt of {len(prompt_ids)} tokens does not fit the context of {self.max_context}")
         grammar = None
         if request.json_schema is not None:
+            # A new schema compiles off the event loop (up to ~1 s for a large one); then it is cached.
+            compiled = self._grammars.cached(request.json_schema)
+            if compiled is None:
+                compiled = await asyncio.to_thread(self._grammars.compile, request.json_schema)
             reserve = closing_reserve(request.json_schema, request.sampling.max_tokens)
-            grammar = self._grammars.matcher(self._grammars.compile(request.json_schema), reserve)
+            grammar = self._grammars.matcher(compiled, reserve)
         job = GenerationJob(prompt_ids, request.sampling, grammar, adapter)
         try:
             result = await asyncio.wrap_future(self._engine.submit(job))

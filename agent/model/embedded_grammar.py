@@ -62,10 +62,13 @@ class GrammarCache:
         self._lock = threading.Lock()
         self.closing = ClosingTiers(tokenizer, vocab_size)
 
+    def cached(self, schema: dict[str, Any]) -> xgr.CompiledGrammar | None:
+        with self._lock:
+            return self._compiled.get(schema_key(schema))
+
     def compile(self, schema: dict[str, Any]) -> xgr.CompiledGrammar:
         key = schema_key(schema)
-        with self._lock:
-            hit = self._compiled.get(key)
+        hit = self.cached(schema)
         if hit is not None:
             return hit
         try:

@@ -12,7 +12,7 @@ VLLM_ALLOW_RUNTIME_LORA_UPDATING=True; `deepresearch serve-model` sets both).
 Other servers (llama.cpp's server, Ollama, hosted APIs) get plain OpenAI requests: JSON schemas as
 `response_format: json_schema`, logprobs when the server gives them. They return no token ids, so
 `prompt_token_ids`/`completion_token_ids` are empty: fine for answering, not for training, and
-runtime LoRA is vLLM-only.
+runtime LoRA is vLLM-only. `timings` holds only `total_s` (the round trip) for either kind of server.
 """
 
 from __future__ import annotations

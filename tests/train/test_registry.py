@@ -70,3 +70,21 @@ def test_corrupt_registry_file_is_reported(registry):
     (registry.root / "registry.json").write_text("{not json")
     with pytest.raises(RegistryError, match="corrupt"):
         _ = registry.current
+
+
+def test_gate_verdict_and_publish_record_the_decision(registry, tmp_path):
+    import asyncio
+
+    from deepresearch.train.publish import DevSet, gate_verdict, publish
+
+    dev = DevSet(questions=tmp_path / "q", corpus=tmp_path / "c", seeds=[0, 1], tolerance=0.01)
+    worse = gate_verdict("grpo-0002", "grpo-0001", dev, {0: 0.30, 1: 0.20}, {0: 0.30, 1: 0.30})
+    assert not worse.passed and worse.candidate_score == pytest.approx(0.25)
+    within = gate_verdict("grpo-0002", None, dev, {0: 0.295, 1: 0.30}, {0: 0.30, 1: 0.30})
+    assert within.passed and "passed" in within.line() and "base model" in within.line()
+    assert not gate_verdict("grpo-0002", None, dev, {0: None, 1: None}, {0: 0.1, 1: 0.1}).passed
+
+    assert asyncio.run(publish("grpo-0002", registry, [], worse)) is False
+    assert registry.current is None and registry.metadata("grpo-0002")["eval"]["passed"] is False
+    assert asyncio.run(publish("grpo-0002", registry, [], within)) is True
+    assert registry.current == "grpo-0002"

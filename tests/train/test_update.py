@@ -189,3 +189,23 @@ def test_grammar_forced_tokens_carry_no_loss(tiny):
     assert batch.token_pred_pos[0] == len(sample.prompt_ids)  # token 0 (predicted at prompt_len − 1) skipped
     assert plan_step([forced], updater.cfg, 0, 1).n_tokens == n - 1
     assert collate([forced], updater.pad_id, skip_forced=False).n_tokens == n
+
+
+def test_updates_raise_good_completions_and_lower_bad_ones(tiny):
+    """The sign of the whole pipeline: after a few GRPO steps the positive-advantage completion is more
+    likely and the negative one less likely than before."""
+    good, bad = random_samples(n_groups=1, group_size=2, calls_per_run=1, seed=11)
+    good = good.model_copy(update={"advantage": 1.0})
+    bad = bad.model_copy(update={"advantage": -1.0})
+    updater = GRPOUpdater(tiny, settings(learning_rate=2e-2, vllm_importance_sampling_correction=False))
+
+    def seq_logp(sample) -> float:
+        with torch.no_grad():
+            return float(updater._logps(collate([sample], updater.pad_id)).sum())
+
+    before = seq_logp(good), seq_logp(bad)
+    for _ in range(5):
+        updater.train_round([good, bad])
+    after = seq_logp(good), seq_logp(bad)
+    assert after[0] > before[0] + 0.1
+    assert after[1] < before[1] - 0.1
