@@ -13,7 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from deepresearch.agent.config import AgentSettings, ModelSettings
+from deepresearch.agent.model.server import VLLMServeSettings
+from deepresearch.evals.config import EvalSettings
 from deepresearch.tools.config import ToolSettings
+from deepresearch.train.config import TrainSettings
 from pydantic import BaseModel, Field, ValidationError, model_validator
 from pydantic_settings import (
     BaseSettings,
@@ -78,6 +81,9 @@ class Settings(BaseSettings):
     model: ModelSettings = Field(default_factory=ModelSettings)
     agent: AgentSettings = Field(default_factory=AgentSettings)
     tools: ToolSettings = Field(default_factory=ToolSettings)
+    serve: VLLMServeSettings = Field(default_factory=VLLMServeSettings)
+    train: TrainSettings = Field(default_factory=TrainSettings)
+    eval: EvalSettings = Field(default_factory=EvalSettings)
 
     @model_validator(mode="after")
     def _fill_lower_layers(self) -> Settings:

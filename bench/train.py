@@ -5,7 +5,8 @@
 Samples are shaped like the agent's LLM calls in a real trace (prompt 150–750 tokens from corpus text,
 completion 20–300 tokens; measured on rollouts of the 135M model: mean 242 + 100). Both sides do one
 optimiser step over all samples (dapo token-mean loss, ε 0.2/0.28, β 0, LoRA r16 on all projections, fp32),
-once to warm up and once timed. TRL's generation is replaced by the fixed samples (its
+once to warm up and once timed; gradient checkpointing off on both (TRL's default is on:
+`--trl-default-checkpointing` adds that run). TRL's generation is replaced by the fixed samples (its
 `_generate_and_score_completions` returns them), so only the update is measured. Each side runs in its own
 process so peak RSS is its own. Prints a table; tokens/s = (prompt + completion tokens) / update seconds.
 """
@@ -83,7 +84,7 @@ def run_ours(samples_path: Path) -> dict:
     return {"seconds": stats.seconds, "tokens": stats.processed_tokens, "threads": torch.get_num_threads()}
 
 
-def run_trl(samples_path: Path, batch: int) -> dict:
+def run_trl(samples_path: Path, batch: int, checkpointing: bool) -> dict:
     import torch
     from datasets import Dataset
     from deepresearch.train.export import read_samples
@@ -138,7 +139,7 @@ def run_trl(samples_path: Path, batch: int) -> dict:
         learning_rate=LR, beta=0.0, epsilon=EPS, epsilon_high=EPS_HIGH, loss_type="dapo", scale_rewards="group",
         bf16=False, fp16=False, use_cpu=True, report_to=[], logging_steps=1, save_strategy="no",
         max_completion_length=300, shuffle_dataset=False, seed=0, lr_scheduler_type="constant",
-        warmup_steps=0, dataloader_num_workers=0,
+        warmup_steps=0, dataloader_num_workers=0, gradient_checkpointing=checkpointing,
     )
     model = AutoModelForCausalLM.from_pretrained(str(model_dir()), dtype=torch.float32)
     timer = StepTimer()
@@ -154,7 +155,8 @@ def run_trl(samples_path: Path, batch: int) -> dict:
 
 
 def child(args: argparse.Namespace) -> None:
-    result = run_ours(args.samples_file) if args.impl == "ours" else run_trl(args.samples_file, args.batch)
+    result = (run_ours(args.samples_file) if args.impl == "ours"
+              else run_trl(args.samples_file, args.batch, args.checkpointing))
     result["peak_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print("RESULT " + json.dumps(result), flush=True)
 
@@ -164,9 +166,12 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=16)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--trl-batch", type=int, nargs="+", default=[1, 4], help="TRL micro-batch sizes to try")
+    parser.add_argument("--trl-default-checkpointing", action="store_true",
+                        help="also run TRL with its default gradient_checkpointing=True (batch 1)")
     parser.add_argument("--impl", choices=["ours", "trl"], help=argparse.SUPPRESS)
     parser.add_argument("--samples-file", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--batch", type=int, default=1, help=argparse.SUPPRESS)
+    parser.add_argument("--checkpointing", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.impl:
         child(args)
@@ -176,7 +181,11 @@ def main() -> None:
         path = Path(tmp) / "samples.parquet"
         make_samples(args.samples, args.seed, path)
         runs = [("ours (micro-batch 1, no padding)", ["--impl", "ours"])]
+        # TRL defaults to gradient checkpointing; ours does not: compare like with like (off), and optionally
+        # TRL's default as well.
         runs += [(f"TRL GRPOTrainer (batch {b})", ["--impl", "trl", "--batch", str(b)]) for b in args.trl_batch]
+        if args.trl_default_checkpointing:
+            runs.append(("TRL (batch 1, grad. checkpointing)", ["--impl", "trl", "--batch", "1", "--checkpointing"]))
         rows = []
         for label, extra in runs:
             cmd = [sys.executable, __file__, "--samples-file", str(path), *extra]

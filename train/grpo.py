@@ -80,6 +80,9 @@ class TokenBatch:
     advantages: torch.Tensor  # [B] one per sequence (the run's advantage)
     weights: torch.Tensor  # [B] per-sequence loss weight (role weight; 0 for padding samples)
 
+    def to(self, device: torch.device | str) -> TokenBatch:
+        return TokenBatch(**{k: v.to(device) for k, v in self.__dict__.items()})
+
     @property
     def n_seqs(self) -> int:
         return int(self.input_ids.shape[0])
@@ -137,7 +140,8 @@ def importance_weights(old_logps: torch.Tensor, sampling_logps: torch.Tensor, se
     No gradient flows through it."""
     log_w = (old_logps - sampling_logps).detach()
     if cfg.vllm_importance_sampling_mode.startswith("sequence"):
-        seq_log_w = torch.zeros(n_seqs, dtype=log_w.dtype).index_add(0, seq_idx, log_w)  # Π_t w_t
+        # one weight per sequence: the product of its token ratios, Π_t w_t
+        seq_log_w = torch.zeros(n_seqs, dtype=log_w.dtype, device=log_w.device).index_add(0, seq_idx, log_w)
         log_w = seq_log_w[seq_idx]
     w = log_w.exp()
     cap = cfg.vllm_importance_sampling_clip_max

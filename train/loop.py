@@ -78,6 +78,7 @@ class LoopContext:
     accelerate_config: str = "ddp"
     num_processes: int = 1
     eval_temperature: float = 0.0
+    export_dir: Path | None = None  # also write each round's samples here (verl Parquet layout)
     progress: Progress = field(default_factory=NoProgress)
 
 
@@ -121,6 +122,10 @@ class TrainLoop:
         report.scores = scores.summary()
         samples, skipped = round_samples(scores, ctx.store, cfg.rewards.role_weights)
         report.samples, report.skipped_calls = len(samples), len(skipped)
+        if ctx.export_dir is not None and samples:
+            from .export import write_samples
+
+            write_samples(samples, ctx.export_dir / f"round-{self.round_index:04d}.parquet")
         report.seconds["score"], clock = time.perf_counter() - clock, time.perf_counter()
         if not samples:
             report.note = "no group had reward variance: nothing to learn this round"

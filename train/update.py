@@ -103,6 +103,8 @@ class GRPOUpdater:
         self.model_path = Path(model_path)
         start_adapter = resume_from if resume_from is not None else init_adapter
         policy = load_policy(self.model_path, settings.lora, start_adapter, self.cfg.seed)
+        if self.cfg.gradient_checkpointing:  # non-reentrant: works with frozen inputs (LoRA) as is
+            policy.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
         self.pad_id = int(policy.config.pad_token_id or policy.config.eos_token_id or 0)
         params = [p for p in policy.parameters() if p.requires_grad]
         optimizer = torch.optim.AdamW(
@@ -120,6 +122,9 @@ class GRPOUpdater:
     def policy(self) -> torch.nn.Module:
         return self.acc.unwrap_model(self.module).policy
 
+    def _collate(self, mb: list[TrainingSample]) -> TokenBatch:
+        return collate(mb, self.pad_id, self.cfg.skip_forced_tokens).to(self.acc.device)
+
     def _logps(self, batch: TokenBatch) -> torch.Tensor:
         return self.module(batch, self.cfg.temperature)
 
@@ -134,7 +139,7 @@ class GRPOUpdater:
         old: dict[str, torch.Tensor] = {}
         for plan in plans:
             for mb in plan.micro_batches:
-                logps = self._logps(collate(mb, self.pad_id, self.cfg.skip_forced_tokens))
+                logps = self._logps(self._collate(mb))
                 sizes = [len(loss_positions(s, self.cfg.skip_forced_tokens)) for s in mb]
                 for s, part in zip(mb, logps.split(sizes), strict=True):
                     old[s.sample_id] = part
@@ -164,7 +169,7 @@ class GRPOUpdater:
                 normaliser = loss_normaliser(cfg, plan.n_tokens, plan.n_seqs) / acc.num_processes
                 step_loss = 0.0
                 for i, mb in enumerate(plan.micro_batches):
-                    batch = collate(mb, self.pad_id, self.cfg.skip_forced_tokens)
+                    batch = self._collate(mb)
                     last = i == len(plan.micro_batches) - 1
                     with nullcontext() if last else acc.no_sync(self.module):
                         logps = self._logps(batch)
@@ -187,10 +192,10 @@ class GRPOUpdater:
                 self.global_step += 1
                 stats.optimizer_steps += 1
                 # each process's loss is scaled by the process count (see normaliser): the mean is the step loss
-                stats.loss = float(acc.reduce(torch.tensor(step_loss), "mean"))
+                stats.loss = float(acc.reduce(torch.tensor(step_loss, device=acc.device), "mean"))
                 stats.grad_norm = float(grad_norm)
         self.rounds += 1
-        stats.processed_tokens = int(acc.reduce(torch.tensor(stats.processed_tokens), "sum"))
+        stats.processed_tokens = int(acc.reduce(torch.tensor(stats.processed_tokens, device=acc.device), "sum"))
         for k, v in sums.items():
             setattr(stats, k, v / max(n_mb, 1))
         stats.seconds = time.perf_counter() - start

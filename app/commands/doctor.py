@@ -105,12 +105,22 @@ def check_data_dir(s: Settings) -> Check:
     return True, f"data dir {s.data_dir} (trace store: {n} runs)", ""
 
 
+def check_vllm(s: Settings) -> Check:
+    from deepresearch.agent.model.server import vllm_installed
+
+    if vllm_installed(s.serve.venv):
+        return True, f"vLLM installed in {s.serve.venv} (deepresearch serve-model)", ""
+    # Optional: the embedded engine answers and trains without it.
+    return True, f"vLLM not installed in {s.serve.venv} (optional: deepresearch serve-model --install)", ""
+
+
 CHECKS: list[tuple[str, Callable[[Settings], Check]]] = [
     ("model", check_model),
     ("chromium", check_chromium),
     ("bubblewrap", check_bubblewrap),
     ("embeddings", check_embeddings),
     ("data dir", check_data_dir),
+    ("vllm", check_vllm),
 ]
 
 

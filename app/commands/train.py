@@ -127,12 +127,16 @@ def train(
     launcher: str | None = typer.Option(None, "--launcher", help="inprocess | accelerate"),
     accelerate_config: str | None = typer.Option(None, "--accelerate-config", help="ddp | fsdp | zero2 | zero3 | yaml"),
     num_processes: int | None = typer.Option(None, "--num-processes", help="processes for --launcher accelerate"),
+    export_samples: Path | None = typer.Option(None, "--export-samples", help="also write each round's samples "
+                                               "here as Parquet in verl's layout (round-NNNN.parquet)"),
 ) -> None:
     """Train the policy model's LoRA adapter with GRPO on its own rollouts; publish it if evals do not regress."""
     _check_inputs(questions, from_runs, corpus, dev, group_size, rounds, per_round, temperature, launcher,
                   num_processes, watch)
     if corpus is not None and index is not None:
         raise fail("give --corpus FILE or --index NAME for the local web, not both")
+    if export_samples is not None and export_samples.exists() and not export_samples.is_dir():
+        raise fail(f"--export-samples: {export_samples} is a file, not a directory")
     from deepresearch.app.commands.runs import parse_since
 
     since_dt = parse_since(since)
@@ -154,7 +158,8 @@ def train(
     if index_name is not None:
         _check_index(settings, index_name)
     items = _load_questions(questions, split or None) if questions is not None else None
-    asyncio.run(_train(settings, cfg, items, since_dt, corpus, index_name, dev_set, rounds, watch, resume))
+    asyncio.run(_train(settings, cfg, items, since_dt, corpus, index_name, dev_set, rounds, watch, resume,
+                       export_samples))
 
 
 def _check_index(settings: Settings, name: str) -> None:
@@ -197,6 +202,7 @@ def _load_questions(path: Path, split: str | None) -> list[TrainQuestion]:
 async def _train(
     settings: Settings, cfg: TrainSettings, items: list[TrainQuestion] | None, since: datetime | None,
     corpus: Path | None, index: str | None, dev: Any, rounds: int, watch: bool, resume: bool,
+    export_dir: Path | None = None,
 ) -> None:
     from deepresearch.agent.model.base import ModelError
     from deepresearch.agent.trace.store import TraceStore
@@ -236,7 +242,7 @@ async def _train(
                     judge_model=models[0] if cfg.rewards.judge > 0 else None, max_tokens=settings.model.max_tokens,
                     launcher=cfg.launch.launcher, accelerate_config=cfg.launch.accelerate_config,
                     num_processes=cfg.launch.num_processes, eval_temperature=settings.model.temperature,
-                    progress=RichPhases(bar),
+                    export_dir=export_dir, progress=RichPhases(bar),
                 )
                 loop = TrainLoop(ctx, resume=resume)
                 if watch:

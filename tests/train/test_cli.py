@@ -78,6 +78,7 @@ def test_bad_files_and_places(cli, qfile, tmp_path):
     one_line_error(cli("train", "--questions", qfile, "--no-gate", "--launcher", "accelerate",
                        "--accelerate-config", tmp_path / "x.yaml"), "accelerate config not found")
     one_line_error(cli("train", "--from-runs", "--since", "yesterday", "--no-gate"), "--since")
+    one_line_error(cli("train", "--questions", qfile, "--no-gate", "--export-samples", qfile), "is a file")
 
 
 def test_bad_question_file_content(cli, qfile, tmp_path, data_dir):

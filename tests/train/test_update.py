@@ -209,3 +209,12 @@ def test_updates_raise_good_completions_and_lower_bad_ones(tiny):
     after = seq_logp(good), seq_logp(bad)
     assert after[0] > before[0] + 0.1
     assert after[1] < before[1] - 0.1
+
+
+def test_gradient_checkpointing_gives_the_same_update(tiny):
+    samples = random_samples(seed=12)
+    plain = GRPOUpdater(tiny, settings())
+    recomputed = GRPOUpdater(tiny, settings(gradient_checkpointing=True))
+    a, b = plain.train_round(samples), recomputed.train_round(samples)
+    assert a.grad_norm == pytest.approx(b.grad_norm, rel=1e-5)
+    assert_same_weights(lora_weights(plain), lora_weights(recomputed))
