@@ -21,7 +21,7 @@ app = typer.Typer(
 )
 
 # Each module exposes register(app). Heavy imports stay inside command bodies.
-COMMAND_MODULES = ["ask", "tui", "doctor", "runs", "index", "web", "model"]
+COMMAND_MODULES = ["ask", "tui", "doctor", "runs", "index", "web", "model", "eval", "train", "adapters"]
 
 
 def _version(value: bool) -> None:
