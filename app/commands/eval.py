@@ -27,10 +27,7 @@ SUMMARY_ROWS = ("em", "f1", "citation_precision", "citation_recall", "verified_s
 
 
 def _eval_settings(seed: int | None, concurrency: int | None) -> EvalSettings:
-    from deepresearch.evals.config import EvalSettings
-
-    # Until app/settings.py composes EvalSettings as `evals`, the defaults stand in.
-    base = getattr(get_settings(), "evals", None) or EvalSettings()
+    base = get_settings().eval  # [eval] in config.toml / DEEPRESEARCH_EVAL__*
     update = {k: v for k, v in {"seed": seed, "concurrency": concurrency}.items() if v is not None}
     return base.model_copy(update=update)
 

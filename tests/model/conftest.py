@@ -36,7 +36,7 @@ def embedded(model_dir: Path) -> Iterator:
     model._engine.close()
 
 
-def make_random_lora(model_dir: Path, out_dir: Path, seed: int, scale: float = 0.05) -> Path:
+def make_random_lora(model_dir: Path, out_dir: Path, seed: int, scale: float = 0.5) -> Path:
     """A peft LoRA (q/v projections, r=8) with random non-zero B, saved the way the trainer saves."""
     import torch
     from peft import LoraConfig, get_peft_model
