@@ -98,6 +98,12 @@ def loss_positions(sample: TrainingSample, skip_forced: bool) -> list[int]:
     return [i for i, lp in enumerate(sample.sampling_logprobs) if lp < FORCED_LOGPROB]
 
 
+def count_micro_batches(samples: list[TrainingSample], cfg: GRPOSettings, world_size: int = 1) -> int:
+    """Micro-batches one process runs for a round (for progress bars)."""
+    steps = optimiser_steps(trainable(samples, cfg), cfg, world_size)
+    return cfg.num_iterations * sum(len(plan_step(step, cfg, 0, world_size).micro_batches) for step in steps)
+
+
 def collate(samples: list[TrainingSample], pad_id: int = 0, skip_forced: bool = False) -> TokenBatch:
     """Right-pad prompt+completion rows and list the loss-carrying completion tokens flat, row by row."""
     width = max(s.n_tokens for s in samples)

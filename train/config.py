@@ -104,14 +104,15 @@ class RewardSettings(BaseModel):
 class RolloutSettings(BaseModel):
     concurrency: int = Field(8, ge=1, le=256, description="runs in flight at once (the model batches them)")
     questions_per_round: int = Field(4, ge=1, description="questions per training round")
-    index: str = Field("pool", description="local index / corpus the local web serves during rollouts")
+    index: str | None = Field(None, description="local index served as the local web (default: the app's index)")
     model_urls: list[str] = Field(
         default_factory=list, description="extra OpenAI-compatible servers to spread rollouts over"
     )
 
 
 class PublishSettings(BaseModel):
-    dev_questions: str | None = Field(None, description="QA jsonl of the dev set; None = pool dev split")
+    dev_questions: Path | None = Field(None, description="QA jsonl of the gate's dev set (default: --questions)")
+    dev_corpus: Path | None = Field(None, description="corpus jsonl the gate evaluates on (default: --corpus)")
     dev_size: int = Field(16, ge=1, description="dev questions evaluated per candidate adapter")
     metric: str = Field("f1", description="eval metric the gate compares")
     tolerance: float = Field(0.0, ge=0.0, description="allowed drop of the metric before it counts as a regression")

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import BaseModel, Field
 
+from .batching import count_micro_batches
 from .config import TrainSettings
 from .publish import DevSet, GateResult, eval_gate, publish, serve_adapter
 from .questions import TrainQuestion
@@ -167,8 +168,8 @@ class TrainLoop:
 
     async def _update(self, samples: list, out: Path, metadata: dict[str, Any]) -> UpdateStats:
         ctx, cfg = self.ctx, self.ctx.settings
-        advance = ctx.progress.start("update", 1)
         if ctx.launcher == "accelerate":
+            advance = ctx.progress.start("update", 1)
             from .launch import launch_update
 
             resume = self.checkpoint_dir if self.checkpoint_dir.is_dir() and (self.resume or self.round_index > 1) \
@@ -178,13 +179,14 @@ class TrainLoop:
                 launch_update, ctx.model_dir, samples, out, cfg, ctx.accelerate_config, ctx.num_processes,
                 init_adapter=init, resume=resume, state_out=self.checkpoint_dir, metadata=metadata,
             )
-        else:
-            if self.updater is None:
-                self.updater = await asyncio.to_thread(self._make_updater)
-            stats = await asyncio.to_thread(self.updater.train_round, samples)
-            await asyncio.to_thread(self.updater.save_adapter, out, {**metadata, "update": stats.model_dump()})
-            await asyncio.to_thread(self.updater.save_state, self.checkpoint_dir)
-        advance(1)
+            advance(1)
+            return stats
+        advance = ctx.progress.start("update", count_micro_batches(samples, cfg.grpo))
+        if self.updater is None:
+            self.updater = await asyncio.to_thread(self._make_updater)
+        stats = await asyncio.to_thread(self.updater.train_round, samples, lambda done, total: advance(1))
+        await asyncio.to_thread(self.updater.save_adapter, out, {**metadata, "update": stats.model_dump()})
+        await asyncio.to_thread(self.updater.save_state, self.checkpoint_dir)
         return stats
 
     def _init_adapter_path(self) -> Path | None:

@@ -153,8 +153,9 @@ def train(
             raise fail(f"--accelerate-config: {exc}") from None
     dev_set = None
     if not no_gate:
-        dev_set = _dev_set(cfg, dev or questions, dev_split or None, corpus, dev_size)
-    index_name = None if corpus is not None else (index or settings.index)
+        dev_set = _dev_set(cfg, dev or cfg.publish.dev_questions or questions, dev_split or None,
+                           corpus or cfg.publish.dev_corpus, dev_size)
+    index_name = None if corpus is not None else (index or cfg.rollout.index or settings.index)
     if index_name is not None:
         _check_index(settings, index_name)
     items = _load_questions(questions, split or None) if questions is not None else None
@@ -181,6 +182,9 @@ def _dev_set(cfg: TrainSettings, dev: Path | None, split: str | None, corpus: Pa
         raise fail("the eval gate needs a dev set: give --dev FILE (or --no-gate to publish without evaluation)")
     if corpus is None:
         raise fail("the eval gate evaluates on a corpus: give --corpus FILE (or --no-gate)")
+    for what, path in (("dev set", dev), ("dev corpus", corpus)):
+        if not Path(path).is_file():
+            raise fail(f"eval gate {what}: no such file: {path}")
     p = cfg.publish
     return DevSet(questions=dev, corpus=corpus, split=split, limit=size or p.dev_size, seeds=p.eval_seeds,
                   metric=p.metric, tolerance=p.tolerance)

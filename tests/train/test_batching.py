@@ -58,3 +58,13 @@ def test_collate_lays_out_completion_tokens_after_their_prompts():
         assert pos.tolist() == list(range(len(s.prompt_ids) - 1, s.n_tokens - 1))
         assert batch.input_ids[row, pos + 1].tolist() == s.completion_ids
     assert int(batch.attention_mask.sum()) == a.n_tokens + b.n_tokens
+
+
+def test_micro_batch_count_matches_what_a_round_runs():
+    from deepresearch.train.batching import count_micro_batches
+
+    samples = random_samples(n_groups=3)
+    cfg = GRPOSettings(per_device_train_batch_size=2, gradient_accumulation_steps=2, num_iterations=2)
+    steps = optimiser_steps(samples, cfg, 1)
+    assert count_micro_batches(samples, cfg) == 2 * sum(len(plan_step(s, cfg, 0, 1).micro_batches) for s in steps)
+    assert count_micro_batches(samples, GRPOSettings()) == len(samples)  # micro-batch 1 by default
