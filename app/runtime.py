@@ -62,6 +62,18 @@ class AgentRuntime:
     toolbox: Toolbox
 
 
+def with_served_adapter(settings: Settings) -> Settings:
+    """Unless an adapter is named, answer with the one the trainer last published (the closed loop)."""
+    if settings.model.adapter is not None:
+        return settings
+    from deepresearch.train.registry import current_adapter
+
+    name = current_adapter(settings.paths.adapters)
+    if name is None:
+        return settings
+    return settings.model_copy(update={"model": settings.model.model_copy(update={"adapter": name})})
+
+
 def build_model_from(settings: Settings) -> ChatModel:
     from deepresearch.agent.model.factory import build_model
 

@@ -18,7 +18,7 @@ from rich.prompt import Prompt
 
 from ..console import err, fail, out
 from ..progress import ResearchProgress
-from ..runtime import open_runtime
+from ..runtime import open_runtime, with_served_adapter
 from ..settings import Settings, SettingsError, get_settings
 
 EXIT_CODES = {"finished": 0, "error": 1, "budget_stop": 3, "loop_stop": 3, "rejected": 4}
@@ -126,8 +126,9 @@ def ask(
     if out_file is not None and not out_file.parent.exists():
         raise fail(f"--out: directory {out_file.parent} does not exist")
     try:
-        settings = apply_overrides(get_settings(), model=model, search=search, adapter=adapter,
-                                   max_time=max_time, auto_approve=auto_approve)
+        settings = with_served_adapter(apply_overrides(get_settings(), model=model, search=search,
+                                                       adapter=adapter, max_time=max_time,
+                                                       auto_approve=auto_approve))
     except SettingsError as exc:
         raise fail(str(exc)) from None
     from deepresearch.agent.graph.run import ResumeError

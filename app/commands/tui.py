@@ -15,12 +15,12 @@ def tui(
     """Ask questions, watch the research live, read reports and rate them (+ / -) for training."""
     import sys
 
-    from ..runtime import ensure_index, open_runtime
+    from ..runtime import ensure_index, open_runtime, with_served_adapter
     from ..tui.app import ResearchApp
 
     if not sys.stdout.isatty():
         raise fail("the TUI needs a terminal; use `deepresearch ask` in scripts")
-    settings = get_settings()
+    settings = with_served_adapter(get_settings())
     try:
         ensure_index(settings, index or settings.index)
     except LookupError as exc:

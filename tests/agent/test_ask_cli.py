@@ -77,3 +77,19 @@ def test_ask_with_the_embedded_model_writes_a_cited_report_and_a_complete_trace(
     # The run can be listed and exported.
     listed = cli("runs", "list", data_dir=tmp_path)
     assert run.id in listed.stdout
+
+
+def test_runs_are_answered_by_the_published_adapter(tmp_path):
+    from deepresearch.app.runtime import with_served_adapter
+    from deepresearch.app.settings import load_settings
+    from deepresearch.train.registry import AdapterRegistry
+
+    settings = load_settings(data_dir=tmp_path)
+    assert with_served_adapter(settings).model.adapter is None  # nothing published: the base model
+    registry = AdapterRegistry(settings.paths.adapters)
+    registry.path("grpo-0001").mkdir(parents=True)
+    (registry.path("grpo-0001") / "adapter_config.json").write_text("{}")
+    registry.set_current("grpo-0001", action="publish")
+    assert with_served_adapter(settings).model.adapter == "grpo-0001"
+    explicit = load_settings(data_dir=tmp_path, model={"adapter": "mine"})
+    assert with_served_adapter(explicit).model.adapter == "mine"  # a named adapter wins
