@@ -152,3 +152,16 @@ def select_questions(
         )
     random.Random(seed).shuffle(chosen)
     return chosen if limit is None else chosen[:limit]
+
+
+def write_subset(rows: list[dict], corpus_path: Path | str, out_dir: Path) -> tuple[Path, Path]:
+    """Write `rows` (question records) and the corpus restricted to their candidate and gold documents
+    (the HotpotQA distractor setting: a small world indexed in seconds) as questions.jsonl + corpus.jsonl."""
+    wanted = {d for q in rows for d in [*q.get("candidate_doc_ids", []), *q.get("gold_doc_ids", [])]}
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with (out_dir / "corpus.jsonl").open("w") as out, Path(corpus_path).open() as corpus:
+        for line in corpus:
+            if line.strip() and json.loads(line)["id"] in wanted:
+                out.write(line)
+    (out_dir / "questions.jsonl").write_text("".join(json.dumps(q) + "\n" for q in rows))
+    return out_dir / "questions.jsonl", out_dir / "corpus.jsonl"

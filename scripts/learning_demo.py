@@ -28,25 +28,24 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 POOL = Path("/work/shared/data/pool")
+ROLES = ("planner", "coordinator", "executor", "extractor", "writer")
 
 
-def build_world(out: Path, n_train: int, n_dev: int, seed: int) -> tuple[Path, Path]:
-    """Train/dev questions (no yes/no) and the union of their candidate documents as the corpus."""
+def build_world(out: Path, n_train: int, n_dev: int, seed: int, types: list[str] | None = None) -> tuple[Path, Path]:
+    """Train/dev questions (no yes/no; of the given types if any) and the union of their candidate
+    documents as the corpus."""
     rows = [json.loads(line) for line in (POOL / "questions.jsonl").open()]
+    rows = [q for q in rows if not q.get("yes_no") and q.get("answer_in_gold_docs")
+            and (not types or q.get("type") in types)]
     rng = random.Random(seed)
-    train = [q for q in rows if q["split"] == "train" and not q.get("yes_no") and q.get("answer_in_gold_docs")]
-    dev = [q for q in rows if q["split"] == "dev" and not q.get("yes_no") and q.get("answer_in_gold_docs")]
+    train = [q for q in rows if q["split"] == "train"]
+    dev = [q for q in rows if q["split"] == "dev"]
     rng.shuffle(train)
     rng.shuffle(dev)
     train, dev = train[:n_train], dev[:n_dev]
-    wanted = {d for q in train + dev for d in q["candidate_doc_ids"] + q["gold_doc_ids"]}
-    out.mkdir(parents=True, exist_ok=True)
-    with (out / "corpus.jsonl").open("w") as fh:
-        for line in (POOL / "corpus.jsonl").open():
-            if json.loads(line)["id"] in wanted:
-                fh.write(line)
-    (out / "questions.jsonl").write_text("".join(json.dumps(q) + "\n" for q in train + dev))
-    return out / "questions.jsonl", out / "corpus.jsonl"
+    from deepresearch.evals.dataset import write_subset
+
+    return write_subset(train + dev, POOL / "corpus.jsonl", out)
 
 
 async def dev_rewards(questions, *, seed: int, label: str, adapter: str | None, model, env, store, agent, cfg,
@@ -89,7 +88,7 @@ async def run(args: argparse.Namespace) -> dict:
     started = time.monotonic()
     deadline = started + args.minutes * 60
     out = args.out
-    qfile, corpus = build_world(out / "world", args.train_questions, args.dev_questions, args.seed)
+    qfile, corpus = build_world(out / "world", args.train_questions, args.dev_questions, args.seed, args.types)
     train_qs = questions_from_file(qfile, split="train")
     dev_qs = questions_from_file(qfile, split="dev")
     cache = Path(os.environ.get("DEEPRESEARCH_CACHE_DIR") or Path.home() / ".cache" / "deepresearch")
@@ -101,7 +100,12 @@ async def run(args: argparse.Namespace) -> dict:
                                                 max_tool_calls=4))
     cfg = TrainSettings()
     cfg.grpo = cfg.grpo.model_copy(update={"num_generations": args.group_size, "temperature": args.temperature,
-                                           "learning_rate": args.lr, "seed": args.seed})
+                                           "learning_rate": args.lr, "seed": args.seed,
+                                           "num_iterations": args.num_iterations,
+                                           "scale_rewards": args.scale_rewards})
+    if args.train_roles:  # a role weight of 0 drops that role's calls from the update (they cost nothing)
+        cfg.rewards = cfg.rewards.model_copy(update={"role_weights": {
+            role: float(role in args.train_roles) for role in ROLES}})
     cfg.rollout = cfg.rollout.model_copy(update={"concurrency": args.concurrency,
                                                  "questions_per_round": args.questions_per_round})
     registry = AdapterRegistry(out / "data" / "adapters")
@@ -124,8 +128,9 @@ async def run(args: argparse.Namespace) -> dict:
             loop = TrainLoop(ctx)
             rounds: list[dict] = []
             round_s = 0.0
-            # Stop when another round (as long as the longest so far) would eat into the final eval's time.
-            while time.monotonic() + max(round_s, 60.0) + eval_s * 1.1 < deadline:
+            # Stop when another round (as long as the longest so far) would eat into the final eval's time;
+            # the final eval runs with an adapter, which the embedded engine decodes ~1.5x slower.
+            while time.monotonic() + max(round_s, 60.0) + eval_s * 1.6 < deadline:
                 t_round = time.monotonic()
                 report = await loop.run_round(round_questions(train_qs, loop.round_index + 1,
                                                               args.questions_per_round, args.seed))
@@ -195,13 +200,20 @@ def main() -> None:
     p.add_argument("--minutes", type=float, default=60.0, help="wall-clock budget for everything")
     p.add_argument("--out", type=Path, default=Path("/tmp/learning-demo"))
     p.add_argument("--train-questions", type=int, default=64)
-    p.add_argument("--dev-questions", type=int, default=8)
+    p.add_argument("--dev-questions", type=int, default=16)
+    p.add_argument("--types", nargs="+", default=None,
+                   help="only pool questions of these types (bridge, comparison, 2hop, …); default: all")
     p.add_argument("--eval-seeds", type=int, nargs="+", default=[0, 1])
     p.add_argument("--group-size", type=int, default=4)
     p.add_argument("--questions-per-round", type=int, default=2)
     p.add_argument("--temperature", type=float, default=0.8)
     p.add_argument("--lr", type=float, default=1e-4)
     p.add_argument("--max-tokens", type=int, default=192)
+    p.add_argument("--num-iterations", type=int, default=1, help="GRPO passes over each round's samples")
+    p.add_argument("--scale-rewards", choices=["group", "batch", "none"], default="group",
+                   help="divide advantages by the group's std (GRPO), the round's std, or not at all (Dr. GRPO)")
+    p.add_argument("--train-roles", nargs="+", choices=ROLES, default=None,
+                   help="train only these roles' calls (default: every call of a run)")
     p.add_argument("--concurrency", type=int, default=8)
     p.add_argument("--seed", type=int, default=0)
     args = p.parse_args()

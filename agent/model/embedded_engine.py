@@ -198,7 +198,7 @@ class BatchingEngine:
             past_key_values=cache,
             use_cache=True,
             logits_to_keep=1,
-            **self._adapters.forward_kwargs([j.adapter for j in jobs]),
+            **self._adapters.prepare([j.adapter for j in jobs]),
         )
         now = time.perf_counter()
         for row in rows:
@@ -222,7 +222,7 @@ class BatchingEngine:
             position_ids=positions,
             past_key_values=self._kv.cache,
             use_cache=True,
-            **self._adapters.forward_kwargs([row.job.adapter for row in self._rows]),
+            **self._adapters.prepare([row.job.adapter for row in self._rows]),
         )
         self._choose_tokens(self._rows, out.logits[:, -1, :])
         self._retire_finished()

@@ -46,3 +46,34 @@ async def test_reloading_a_name_replaces_the_adapter(embedded, lora_dir, model_d
         assert second.completion_token_ids != first.completion_token_ids
     finally:
         await embedded.unload_adapter("policy")
+
+
+def test_batches_on_one_adapter_run_merged_and_unloading_restores_the_base_weights(model_dir, lora_dir, tmp_path):
+    import torch
+    from deepresearch.agent.model.embedded_adapters import AdapterSet
+    from transformers import AutoModelForCausalLM
+
+    base = AutoModelForCausalLM.from_pretrained(model_dir, dtype=torch.float32).eval()
+    ids = torch.tensor([[1, 2087, 314, 253, 1345, 28], [1, 1073, 282, 1190, 30, 216]])
+
+    # Merged and per-row LoRA differ only by float rounding (logits ~15, differences ~1e-4).
+    def logits(adapters: AdapterSet, rows: list[str | None]) -> torch.Tensor:
+        with torch.inference_mode():
+            return adapters.model(input_ids=ids, **adapters.prepare(rows)).logits
+
+    adapters = AdapterSet(base)
+    plain = logits(adapters, [None, None])
+    adapters.load("a", lora_dir)
+    adapters.load("b", make_random_lora(model_dir, tmp_path / "b", seed=2))
+    mixed = logits(adapters, ["a", "b"])  # per-row path: unmerged
+    assert adapters.prepare(["a", "a"]) == {}  # one adapter for all rows: merged, no per-row arguments
+    merged_a = logits(adapters, ["a", "a"])
+    merged_b = logits(adapters, ["b", "b"])  # switching merges b in place of a
+    assert torch.allclose(merged_a[0], mixed[0], atol=2e-3) and torch.allclose(merged_b[1], mixed[1], atol=2e-3)
+    assert not torch.allclose(merged_a, plain, atol=1e-2)
+    assert torch.allclose(logits(adapters, [None, None]), plain, atol=2e-3)  # layers off, nothing merged
+    logits(adapters, ["a", "a"])
+    adapters.unload("a")  # while merged: its delta must leave the weights with it
+    assert torch.allclose(logits(adapters, ["b", "b"])[1], mixed[1], atol=2e-3)
+    adapters.unload("b")
+    assert torch.allclose(logits(adapters, [None, None]), plain, atol=2e-3)

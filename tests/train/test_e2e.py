@@ -14,6 +14,7 @@ import socket
 from pathlib import Path
 
 import pytest
+from deepresearch.evals.dataset import write_subset
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -27,14 +28,7 @@ def small_pool(out: Path, n_train: int = 2, n_dev: int = 1) -> tuple[Path, Path]
     rows = [json.loads(line) for line in (POOL / "questions.jsonl").open()]
     train = [q for q in rows if q["split"] == "train" and not q.get("yes_no")][:n_train]
     dev = [q for q in rows if q["split"] == "dev" and not q.get("yes_no")][:n_dev]
-    wanted = {d for q in train + dev for d in q["candidate_doc_ids"] + q["gold_doc_ids"]}
-    out.mkdir(parents=True, exist_ok=True)
-    with (out / "corpus.jsonl").open("w") as fh:
-        for line in (POOL / "corpus.jsonl").open():
-            if json.loads(line)["id"] in wanted:
-                fh.write(line)
-    (out / "questions.jsonl").write_text("".join(json.dumps(q) + "\n" for q in train + dev))
-    return out / "questions.jsonl", out / "corpus.jsonl"
+    return write_subset(train + dev, POOL / "corpus.jsonl", out)
 
 
 def model_cache_dir() -> Path:
