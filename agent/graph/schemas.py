@@ -100,8 +100,10 @@ def decision_schema() -> dict[str, Any]:
     }
 
 
-def writer_schema(n_findings: int, max_points: int = 3) -> dict[str, Any]:
-    props: dict[str, Any] = {"answer": _str(60)}
+def writer_schema(n_findings: int, max_points: int = 3, choices: list[str] | None = None) -> dict[str, Any]:
+    """`choices`: the answers the question's form allows (answer_form.py); "not found" is always one."""
+    answer = {"type": "string", "enum": [*choices, "not found"]} if choices else _str(60)
+    props: dict[str, Any] = {"answer": answer}
     required = ["answer"]
     if n_findings:
         point = {

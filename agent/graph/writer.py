@@ -7,6 +7,7 @@ from deepresearch.agent.prompts import load_prompt
 from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 
+from .answer_form import answer_choices
 from .citations import check_citation
 from .context import MalformedOutput, ResearchContext
 from .findings import render_findings, unique_findings
@@ -47,10 +48,14 @@ async def writer(state: ResearchState, runtime: Runtime[ResearchContext]) -> dic
     findings = unique_findings(state.get("findings", []))[: ctx.settings.max_sources_in_prompt]
     reason = state.get("stop_reason") or "finished"
     note = STOP_NOTES.get(reason, "").format(detail=state.get("stop_detail", ""))
+    choices = answer_choices(state["question"])
+    if choices:  # the grammar enforces the form; saying it helps the model pick among the options
+        note = " ".join(filter(None, [note, "Answer with one of: " + ", ".join(f'"{c}"' for c in choices)
+                                      + ', "not found".']))
     update: dict = {}
     try:
         out, usage = await ctx.ask_model(
-            load_prompt("writer"), WriterOut, writer_schema(len(findings)), step="writer",
+            load_prompt("writer"), WriterOut, writer_schema(len(findings), choices=choices), step="writer",
             question=state["question"], findings=render_findings(findings, ctx.settings.evidence_chars),
             note=f"\nNote: {note}\n" if note else "",
         )

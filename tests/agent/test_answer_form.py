@@ -1,0 +1,49 @@
+"""The answer's form read from the question, and the writer's grammar that enforces it."""
+
+from __future__ import annotations
+
+import pytest
+from deepresearch.agent.graph.answer_form import answer_choices
+from deepresearch.agent.graph.run import research
+from deepresearch.agent.graph.schemas import writer_schema
+
+from .conftest import agent_settings, default_script, user_text
+from .fakes import ScriptedModel
+
+
+@pytest.mark.parametrize(("question", "choices"), [
+    ("Were Daniel Mann and Todd Solondz both directors?", ["yes", "no"]),
+    ("  is  Paris the capital of France ?", ["yes", "no"]),
+    ("Which company is based in Kentucky, Vocelli Pizza or Fazoli's?", ["Vocelli Pizza", "Fazoli's"]),
+    ("Which is considered a giant dog breed, the Leonberger or the Basset Hound?", ["Leonberger", "Basset Hound"]),
+    # An auxiliary opening with alternatives is a choice we cannot split reliably: no constraint.
+    ("Was Pepper Keenan or Rob Parissi born first?", None),
+    ("Who directed Titanic?", None),
+    ("Which is older, A or a?", None),  # the same option twice is no choice
+    ("", None),
+])
+def test_answer_choices(question, choices):
+    assert answer_choices(question) == choices
+
+
+def test_writer_schema_enumerates_the_choices_plus_not_found():
+    schema = writer_schema(2, choices=["yes", "no"])
+    assert schema["properties"]["answer"] == {"type": "string", "enum": ["yes", "no", "not found"]}
+    assert writer_schema(2)["properties"]["answer"]["type"] == "string"
+    assert "enum" not in writer_schema(2)["properties"]["answer"]
+
+
+async def test_a_yes_no_question_reaches_the_writer_with_its_choices(toolbox, store):
+    script = default_script()
+
+    def answer_yes(role, request):
+        reply = script(role, request)
+        return {**reply, "answer": "yes"} if role == "writer" else reply
+
+    model = ScriptedModel(answer_yes)
+    result = await research("Was Ada Lovelace born in 1815?", model=model, toolbox=toolbox, store=store,
+                            settings=agent_settings())
+    writer = [request for role, request in model.requests if role == "writer"][-1]
+    assert writer.json_schema["properties"]["answer"]["enum"] == ["yes", "no", "not found"]
+    assert 'Answer with one of: "yes", "no", "not found".' in user_text(writer)
+    assert result.answer == "yes"
