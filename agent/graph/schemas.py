@@ -11,6 +11,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from .answer_form import NOT_FOUND
+
 
 class PlannedStep(BaseModel):
     goal: str = Field(min_length=1)
@@ -102,7 +104,7 @@ def decision_schema() -> dict[str, Any]:
 
 def writer_schema(n_findings: int, max_points: int = 3, choices: list[str] | None = None) -> dict[str, Any]:
     """`choices`: the answers the question's form allows (answer_form.py); "not found" is always one."""
-    answer = {"type": "string", "enum": [*choices, "not found"]} if choices else _str(60)
+    answer = {"type": "string", "enum": [*choices, NOT_FOUND]} if choices else _str(60)
     props: dict[str, Any] = {"answer": answer}
     required = ["answer"]
     if n_findings:

@@ -7,7 +7,7 @@ from deepresearch.agent.prompts import load_prompt
 from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 
-from .answer_form import answer_choices
+from .answer_form import NOT_FOUND, answer_choices
 from .citations import check_citation
 from .context import MalformedOutput, ResearchContext
 from .findings import render_findings, unique_findings
@@ -51,7 +51,7 @@ async def writer(state: ResearchState, runtime: Runtime[ResearchContext]) -> dic
     choices = answer_choices(state["question"])
     if choices:  # the grammar enforces the form; saying it helps the model pick among the options
         note = " ".join(filter(None, [note, "Answer with one of: " + ", ".join(f'"{c}"' for c in choices)
-                                      + ', "not found".']))
+                                      + f', "{NOT_FOUND}".']))
     update: dict = {}
     try:
         out, usage = await ctx.ask_model(
