@@ -28,7 +28,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 POOL = Path("/work/shared/data/pool")
-ROLES = ("planner", "coordinator", "executor", "extractor", "writer")
+from deepresearch.agent.prompts import ROLES  # noqa: E402 - light import, after the env settings above
 
 
 def build_world(out: Path, n_train: int, n_dev: int, seed: int, types: list[str] | None = None) -> tuple[Path, Path]:

@@ -8,6 +8,8 @@ from functools import cache
 from importlib import resources
 from string import Template
 
+ROLES = ("planner", "coordinator", "executor", "extractor", "writer")  # one <role>.md file each
+
 
 @dataclass(frozen=True)
 class Prompt:

@@ -13,11 +13,9 @@ from typing import Any
 
 from deepresearch.agent.model.base import ChatModel
 from deepresearch.agent.model.types import ChatRequest, Completion
-from deepresearch.agent.prompts import load_prompt
+from deepresearch.agent.prompts import ROLES, load_prompt
 from deepresearch.tools.base import Tool, ToolFailure, ToolOutcome
 from pydantic import BaseModel
-
-ROLES = ("planner", "coordinator", "executor", "extractor", "writer")
 
 
 def role_of(request: ChatRequest) -> str:
