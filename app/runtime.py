@@ -74,6 +74,15 @@ def with_served_adapter(settings: Settings) -> Settings:
     return settings.model_copy(update={"model": settings.model.model_copy(update={"adapter": name})})
 
 
+def adapter_scope(settings: Settings) -> frozenset[str] | None:
+    """The roles the configured adapter answers for (from its metadata); None = every role."""
+    if not settings.model.adapter:
+        return None
+    from deepresearch.train.registry import adapter_roles
+
+    return adapter_roles(settings.paths.adapters / settings.model.adapter)
+
+
 def build_model_from(settings: Settings) -> ChatModel:
     from deepresearch.agent.model.factory import build_model
 

@@ -57,7 +57,7 @@ async def run_graph(question: EvalQuestion, ctx: SystemContext) -> SystemOutput:
         result = await research(
             question.question, model=ctx.model, toolbox=tools.toolbox, store=ctx.store, settings=ctx.agent,
             tags=ctx.tags("graph", question), sampling_temperature=ctx.temperature, max_tokens=ctx.max_tokens,
-            adapter=ctx.adapter, seed=question_seed(ctx.evals.seed, question.id),
+            adapter=ctx.adapter, adapter_roles=ctx.adapter_roles, seed=question_seed(ctx.evals.seed, question.id),
             settings_snapshot={"system": "graph", "agent": ctx.agent.model_dump(mode="json"), "adapter": ctx.adapter},
         )
     except Exception as exc:  # recorded per question, as for the baselines

@@ -155,6 +155,7 @@ def plan_eval(
 async def execute_eval(
     plan: EvalPlan, *, model: ChatModel, store: TraceStore, agent: AgentSettings, tools: ToolSettings | None = None,
     evals: EvalSettings | None = None, max_tokens: int = 384, progress: bool = True, retry_errors: bool = False,
+    adapter_roles: frozenset[str] | None = None,
 ) -> EvalSummary:
     """Run a plan: corpus indexed and served for the run, then every pending (system, question)."""
     from deepresearch.evals.environment import eval_environment
@@ -169,6 +170,7 @@ async def execute_eval(
     async with eval_environment(corpus, plan.docs, tools, use_memory=evals.use_memory) as eval_tools:
         context = SystemContext(
             model=model, store=store, agent=agent, evals=evals, eval_id=plan.manifest.eval_id, adapter=adapter,
+            adapter_roles=adapter_roles,
             temperature=plan.manifest.temperature, max_tokens=max_tokens, tools=eval_tools,
         )
         await run_questions(
@@ -185,6 +187,7 @@ async def run_eval(
     out_dir: Path, agent: AgentSettings, tools: ToolSettings | None = None, evals: EvalSettings | None = None,
     split: str | None = None, limit: int | None = None, adapter: str | None = None, temperature: float = 0.0,
     max_tokens: int = 384, progress: bool = True, retry_errors: bool = False,
+    adapter_roles: frozenset[str] | None = None,
 ) -> EvalSummary:
     """Plan and execute an eval in one call (what the trainer's publish gate uses)."""
     evals = evals or EvalSettings()
@@ -194,5 +197,5 @@ async def run_eval(
     )
     return await execute_eval(
         plan, model=model, store=store, agent=agent, tools=tools, evals=evals, max_tokens=max_tokens,
-        progress=progress, retry_errors=retry_errors,
+        progress=progress, retry_errors=retry_errors, adapter_roles=adapter_roles,
     )

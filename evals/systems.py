@@ -50,6 +50,7 @@ class SystemContext:
     evals: EvalSettings
     eval_id: str
     adapter: str | None = None
+    adapter_roles: frozenset[str] | None = None  # a scoped adapter answers only for these roles
     temperature: float = 0.0
     max_tokens: int = 384  # completion cap per graph LLM call (ModelSettings.max_tokens)
     tools: EvalTools | None = None
@@ -69,7 +70,7 @@ class SystemContext:
         }
         return RunRecorder(
             store=self.store, model=self.model, question=question.question, tags=self.tags(system, question),
-            settings=settings, budget=self.agent.budget, adapter=self.adapter,
+            settings=settings, budget=self.agent.budget, adapter=self.adapter, adapter_roles=self.adapter_roles,
         )
 
     def require_tools(self) -> EvalTools:

@@ -49,7 +49,8 @@ def build_world(out: Path, n_train: int, n_dev: int, seed: int, types: list[str]
 
 
 async def dev_rewards(questions, *, seed: int, label: str, adapter: str | None, model, env, store, agent, cfg,
-                      temperature: float, max_tokens: int, concurrency: int) -> list[dict]:
+                      temperature: float, max_tokens: int, concurrency: int,
+                      adapter_roles: frozenset[str] | None = None) -> list[dict]:
     """Each dev question answered once with this seed; the trainer's reward of each run."""
     from deepresearch.agent.graph.run import research
     from deepresearch.train.rewards import facts_from_trace, score_run
@@ -61,12 +62,30 @@ async def dev_rewards(questions, *, seed: int, label: str, adapter: str | None, 
         async with gate:
             result = await research(q.question, model=model, toolbox=env.toolbox, store=store, settings=agent,
                                     tags={"demo_eval": label, "seed": seed}, sampling_temperature=temperature,
-                                    max_tokens=max_tokens, adapter=adapter, seed=run_seed(seed, 0, q.id, 0))
+                                    max_tokens=max_tokens, adapter=adapter, adapter_roles=adapter_roles,
+                                    seed=run_seed(seed, 0, q.id, 0))
         reward = score_run(facts_from_trace(store, result.run_id, env.doc_id_for), q, cfg.rewards)
         return {"question_id": q.id, "run_id": result.run_id, "reward": reward.total, "terms": reward.terms,
-                "tier": reward.tier}
+                "tier": reward.tier, "gold_evidence": gold_evidence(store, result.run_id, q.gold_doc_ids)}
 
     return list(await asyncio.gather(*(one(q) for q in questions)))
+
+
+def gold_evidence(store, run_id: str, gold_doc_ids: list[str]) -> bool:
+    """Whether any finding of the run came from one of the question's gold documents: the search the
+    planner and executors ran found the evidence the writer needs."""
+    return any(e.payload.get("doc_id") in gold_doc_ids for e in store.events(run_id, "finding"))
+
+
+def profile(runs_by_seed: dict[int, list[dict]]) -> dict:
+    """What the dev runs did, beyond the reward: answer tiers, citation term, gold evidence found."""
+    runs = [r for runs in runs_by_seed.values() for r in runs]
+    tiers: dict[str, int] = {}
+    for r in runs:
+        tiers[r["tier"] or "none"] = tiers.get(r["tier"] or "none", 0) + 1
+    return {"runs": len(runs), "tiers": tiers,
+            "citation_term": statistics.mean(r["terms"].get("citation", 0.0) for r in runs),
+            "gold_evidence": statistics.mean(float(r["gold_evidence"]) for r in runs)}
 
 
 def band(values: list[float]) -> dict:
@@ -120,7 +139,8 @@ async def run(args: argparse.Namespace) -> dict:
                       for s in args.eval_seeds}
             eval_s = time.monotonic() - t0
             summary["dev_before"] = band([statistics.mean(r["reward"] for r in runs) for runs in before.values()])
-            log(f"dev reward before: {summary['dev_before']} ({eval_s / 60:.1f} min)")
+            summary["dev_before_profile"] = profile(before)
+            log(f"dev reward before: {summary['dev_before']} {summary['dev_before_profile']} ({eval_s / 60:.1f} min)")
 
             ctx = LoopContext(settings=cfg, model_dir=model_dir, models=[model], toolbox=env.toolbox, store=store,
                               agent=agent, tools=tools, registry=registry, work_dir=out / "data" / "train",
@@ -137,21 +157,28 @@ async def run(args: argparse.Namespace) -> dict:
                 round_s = max(round_s, time.monotonic() - t_round)
                 runs = store.list_runs(limit=None, tags={"train_round": report.round})
                 rewards = [e.payload["total"] for r in runs for e in store.events(r.id, "reward")[-1:]]
+                by_id = {q.id: q for q in train_qs}
+                found = [gold_evidence(store, r.id, by_id[r.tags["question_id"]].gold_doc_ids)
+                         for r in runs if r.tags.get("question_id") in by_id]
                 rounds.append({"round": report.round, "reward_mean": statistics.mean(rewards) if rewards else None,
                                "reward_std": statistics.pstdev(rewards) if len(rewards) > 1 else 0.0,
                                "adapter": report.adapter, "samples": report.samples,
                                "update": report.update.model_dump() if report.update else None,
-                               "terms": report.scores.get("terms"), "tiers": report.scores.get("tiers")})
-                log(f"round {report.round}: reward {rounds[-1]['reward_mean']} samples {report.samples} "
+                               "terms": report.scores.get("terms"), "tiers": report.scores.get("tiers"),
+                               "gold_evidence": statistics.mean(map(float, found)) if found else None})
+                log(f"round {report.round}: reward {rounds[-1]['reward_mean']} tiers {rounds[-1]['tiers']} "
+                    f"gold evidence {rounds[-1]['gold_evidence']} samples {report.samples} "
                     f"adapter {report.adapter} ({(time.monotonic() - t_round) / 60:.1f} min)")
             summary["train"] = rounds
             final = loop.policy_adapter
-            after = {s: await dev_rewards(dev_qs, seed=s, label="after", adapter=final, env=env, **common)
+            after = {s: await dev_rewards(dev_qs, seed=s, label="after", adapter=final, env=env,
+                                          adapter_roles=registry.roles(final), **common)
                      for s in args.eval_seeds}
             summary["dev_after"] = band([statistics.mean(r["reward"] for r in runs) for runs in after.values()])
+            summary["dev_after_profile"] = profile(after)
             summary["final_adapter"] = final
             summary["dev_runs"] = {"before": before, "after": after}
-            log(f"dev reward after ({final}): {summary['dev_after']}")
+            log(f"dev reward after ({final}): {summary['dev_after']} {summary['dev_after_profile']}")
     finally:
         await model.close()
         store.close()

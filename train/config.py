@@ -100,6 +100,15 @@ class RewardSettings(BaseModel):
         default_factory=dict, description="per-role loss weight, e.g. {'planner': 0.5}; missing roles = 1.0"
     )
 
+    def trained_roles(self) -> frozenset[str] | None:
+        """The roles with a positive weight, when some role is left out (weight 0); None = every role.
+        The adapter answers only for these roles, so what is not trained does not change."""
+        from deepresearch.agent.prompts import ROLES
+
+        if all(self.role_weights.get(role, 1.0) > 0 for role in ROLES):
+            return None
+        return frozenset(role for role in ROLES if self.role_weights.get(role, 1.0) > 0)
+
 
 class RolloutSettings(BaseModel):
     concurrency: int = Field(8, ge=1, le=256, description="runs in flight at once (the model batches them)")

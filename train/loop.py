@@ -108,7 +108,8 @@ class TrainLoop:
         groups = await rollout_groups(
             questions, models=ctx.models, toolbox=ctx.toolbox, store=ctx.store, agent=ctx.agent,
             group_size=cfg.grpo.num_generations, temperature=cfg.grpo.temperature, round_index=self.round_index,
-            adapter=self.policy_adapter, concurrency=cfg.rollout.concurrency, max_tokens=ctx.max_tokens,
+            adapter=self.policy_adapter, adapter_roles=ctx.registry.roles(self.policy_adapter),
+            concurrency=cfg.rollout.concurrency, max_tokens=ctx.max_tokens,
             seed=cfg.grpo.seed, on_run_done=lambda: advance(1),
         )
         report.rollout_runs = sum(len(g.run_ids) for g in groups)
@@ -136,6 +137,7 @@ class TrainLoop:
         metadata = {
             "name": name, "round": self.round_index, "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
             "parent": self.policy_adapter, "rewards": report.scores,
+            "roles": sorted(roles) if (roles := self._adapter_roles()) else None,
             "data": {"questions": [q.id for q in questions], "groups": [g.group_id for g in groups],
                      "samples": len(samples)},
         }
@@ -165,6 +167,15 @@ class TrainLoop:
                     await model.unload_adapter(previous)
         report.seconds["eval"] = time.perf_counter() - clock
         return report
+
+    def _adapter_roles(self) -> frozenset[str] | None:
+        """The roles the next adapter answers for: those trained now, plus those its parent answered
+        for (it starts from the parent's weights); None = every role."""
+        trained = self.ctx.settings.rewards.trained_roles()
+        if self.policy_adapter is None or trained is None:
+            return trained
+        inherited = self.ctx.registry.roles(self.policy_adapter)
+        return None if inherited is None else trained | inherited
 
     async def _update(self, samples: list, out: Path, metadata: dict[str, Any]) -> UpdateStats:
         ctx, cfg = self.ctx, self.ctx.settings

@@ -62,7 +62,7 @@ def eval_dir(root: Path, dev: DevSet, adapter: str | None, seed: int, stamp: str
 async def evaluate_adapter(
     adapter: str | None, dev: DevSet, *, model: ChatModel, store: TraceStore, agent: AgentSettings,
     tools: ToolSettings, out_root: Path, temperature: float = 0.0, max_tokens: int = 384, progress: bool = False,
-    stamp: str = "",
+    stamp: str = "", adapter_roles: frozenset[str] | None = None,
 ) -> dict[int, float | None]:
     """The dev metric of one adapter (None = base model) per seed, through the evals runner."""
     from deepresearch.evals.config import EvalSettings
@@ -75,7 +75,7 @@ async def evaluate_adapter(
             out_dir=eval_dir(out_root, dev, adapter, seed, stamp), agent=agent, tools=tools,
             evals=EvalSettings(seed=seed),
             split=dev.split, limit=dev.limit, adapter=adapter, temperature=temperature, max_tokens=max_tokens,
-            progress=progress,
+            progress=progress, adapter_roles=adapter_roles,
         )
         scores[seed] = summary.metric(GATE_SYSTEM, dev.metric).mean
     return scores
@@ -88,8 +88,10 @@ async def eval_gate(
     def stamp(name: str | None) -> str:
         return str(registry.metadata(name).get("created_at", "")) if name else ""
 
-    cand = await evaluate_adapter(candidate, dev, stamp=stamp(candidate), **eval_kwargs)
-    base = await evaluate_adapter(baseline, dev, stamp=stamp(baseline), **eval_kwargs)
+    cand = await evaluate_adapter(candidate, dev, stamp=stamp(candidate), adapter_roles=registry.roles(candidate),
+                                  **eval_kwargs)
+    base = await evaluate_adapter(baseline, dev, stamp=stamp(baseline), adapter_roles=registry.roles(baseline),
+                                  **eval_kwargs)
     return gate_verdict(candidate, baseline, dev, cand, base)
 
 

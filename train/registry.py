@@ -22,6 +22,17 @@ METADATA_FILE = "metadata.json"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 
+def adapter_roles(adapter_dir: Path) -> frozenset[str] | None:
+    """The roles an adapter was trained for (its metadata's `roles`), which are the roles it answers
+    for; None = every role (adapters trained on all roles, or from elsewhere)."""
+    file = Path(adapter_dir) / METADATA_FILE
+    try:
+        roles = json.loads(file.read_text()).get("roles") if file.is_file() else None
+    except (OSError, ValueError):
+        return None
+    return frozenset(roles) if roles else None
+
+
 class RegistryError(ValueError):
     """A bad adapter name or registry operation (one line, for the CLI)."""
 
@@ -59,6 +70,9 @@ class AdapterRegistry:
     def metadata(self, name: str) -> dict[str, Any]:
         file = self.path(name) / METADATA_FILE
         return json.loads(file.read_text()) if file.is_file() else {}
+
+    def roles(self, name: str | None) -> frozenset[str] | None:
+        return adapter_roles(self.path(name)) if name else None
 
     def update_metadata(self, name: str, **fields: Any) -> None:
         meta = {**self.metadata(name), **fields}

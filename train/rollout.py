@@ -51,6 +51,7 @@ async def rollout_groups(
     temperature: float,
     round_index: int,
     adapter: str | None = None,
+    adapter_roles: frozenset[str] | None = None,
     concurrency: int = 8,
     max_tokens: int = 384,
     seed: int = 0,
@@ -77,8 +78,11 @@ async def rollout_groups(
                 result = await research(
                     group.question.question, model=model, toolbox=toolbox, store=store, settings=agent,
                     tags=tags, sampling_temperature=temperature, max_tokens=max_tokens, adapter=adapter,
+                    adapter_roles=adapter_roles,
                     seed=run_seed(seed, round_index, group.question.id, member),
-                    settings_snapshot={"system": "train-rollout", "adapter": adapter, "temperature": temperature,
+                    settings_snapshot={"system": "train-rollout", "adapter": adapter,
+                                       "adapter_roles": sorted(adapter_roles) if adapter_roles else None,
+                                       "temperature": temperature,
                                        "agent": agent.model_dump(mode="json")},
                 )
                 run_ids[(g, member)] = result.run_id

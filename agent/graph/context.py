@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from deepresearch.agent.config import AgentSettings
-from deepresearch.agent.model.base import ChatModel
+from deepresearch.agent.model.base import ChatModel, adapter_for_role
 from deepresearch.agent.model.types import Completion, Sampling
 from deepresearch.agent.prompts import Prompt
 from deepresearch.agent.trace.store import TraceStore
@@ -41,6 +41,7 @@ class ResearchContext:
     temperature: float = 0.0
     max_tokens: int = 384
     adapter: str | None = None
+    adapter_roles: frozenset[str] | None = None  # roles the adapter answers for (None = all)
     seed: int | None = None
     _calls: int = field(default=0, repr=False)
 
@@ -59,7 +60,7 @@ class ResearchContext:
         usage: Usage = {"llm_tokens": 0, "llm_calls": 0, "tool_calls": 0}
         for attempt in range(2):
             completion = await self.model.chat(messages, schema=schema, sampling=self.sampling(max_tokens),
-                                               adapter=self.adapter)
+                                               adapter=adapter_for_role(self.adapter, self.adapter_roles, prompt.role))
             self.store.log_llm_call(self.run_id, prompt.role, messages, completion,
                                     prompt_version=prompt.version, step=step)
             usage["llm_tokens"] += len(completion.prompt_token_ids) + len(completion.completion_token_ids)

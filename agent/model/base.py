@@ -14,6 +14,17 @@ class ModelError(RuntimeError):
     """A model backend failed in a way the caller should show the user (one line)."""
 
 
+BASE_MODEL = ""  # the adapter name that asks for the base model even when an adapter is active
+
+
+def adapter_for_role(adapter: str | None, roles: frozenset[str] | None, role: str) -> str | None:
+    """A scoped adapter answers only for the roles it was trained on (`roles`; None = every role):
+    training the writer must not change what the planner does, since they share the weights."""
+    if adapter is None or roles is None or role in roles:
+        return adapter
+    return BASE_MODEL
+
+
 class ChatModel(ABC):
     """A chat model that returns token-exact completions.
 
@@ -51,7 +62,14 @@ class ChatModel(ABC):
     @abstractmethod
     def adapters(self) -> list[str]: ...
 
-    active_adapter: str | None = None  # used when a request names no adapter
+    active_adapter: str | None = None  # used when a request names no adapter (None); BASE_MODEL names none
+
+    def resolve_adapter(self, requested: str | None) -> str | None:
+        """The adapter a request runs with: the one it names, the active one if it names none, no adapter
+        for BASE_MODEL (a role outside a scoped adapter's roles)."""
+        if requested == BASE_MODEL:
+            return None
+        return requested or self.active_adapter
 
     async def close(self) -> None:  # noqa: B027 - optional hook
         pass

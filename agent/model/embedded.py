@@ -99,7 +99,7 @@ class EmbeddedChatModel(ChatModel):
         from .embedded_engine import GenerationJob
         from .embedded_grammar import closing_reserve
 
-        adapter = request.adapter or self.active_adapter
+        adapter = self.resolve_adapter(request.adapter)
         if adapter is not None and adapter not in self._adapters.names():
             raise ModelError(f"unknown adapter {adapter!r}; loaded: {', '.join(self.adapters()) or 'none'}")
         prompt_ids = self.prompt_token_ids(request.messages)

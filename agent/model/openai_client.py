@@ -107,7 +107,7 @@ class OpenAIChatModel(ChatModel):
 
     # --- ChatModel ----------------------------------------------------------------------
     async def complete(self, request: ChatRequest) -> Completion:
-        adapter = request.adapter or self.active_adapter
+        adapter = self.resolve_adapter(request.adapter)
         vllm = await self.is_vllm()
         payload = self._payload(request, adapter, vllm)
         started = time.perf_counter()

@@ -55,4 +55,4 @@ class ChatRequest(BaseModel):
     messages: list[Message]
     json_schema: dict[str, Any] | None = None
     sampling: Sampling = Field(default_factory=Sampling)
-    adapter: str | None = None  # None = the model's active adapter (or the base model)
+    adapter: str | None = None  # None = the model's active adapter (or the base model); "" = the base model

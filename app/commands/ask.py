@@ -18,7 +18,7 @@ from rich.prompt import Prompt
 
 from ..console import err, fail, out
 from ..progress import ResearchProgress
-from ..runtime import open_runtime, with_served_adapter
+from ..runtime import adapter_scope, open_runtime, with_served_adapter
 from ..settings import Settings, SettingsError, get_settings
 
 EXIT_CODES = {"finished": 0, "error": 1, "budget_stop": 3, "loop_stop": 3, "rejected": 4}
@@ -95,7 +95,8 @@ async def _ask(settings: Settings, question: str | None, *, resume: str | None, 
             return await research(
                 question, model=rt.model, toolbox=rt.toolbox, store=rt.store, settings=settings.agent,
                 sampling_temperature=settings.model.temperature, max_tokens=settings.model.max_tokens,
-                adapter=settings.model.adapter, checkpoint_path=settings.paths.checkpoints_db if checkpoint else None,
+                adapter=settings.model.adapter, adapter_roles=adapter_scope(settings),
+                checkpoint_path=settings.paths.checkpoints_db if checkpoint else None,
                 resume_run_id=resume, approve=approve, on_event=progress,
                 settings_snapshot=settings.model_dump(mode="json", exclude={"tools": {"search": {
                     "tavily_api_key", "brave_api_key"}}}),

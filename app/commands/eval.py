@@ -144,6 +144,7 @@ async def _execute(
     from deepresearch.agent.model.factory import build_model
     from deepresearch.agent.trace.store import TraceStore
     from deepresearch.evals.runner import EvalError, execute_eval
+    from deepresearch.train.registry import adapter_roles
 
     try:
         model = build_model(settings.model, cache_dir=settings.cache_dir, adapters_dir=settings.paths.adapters)
@@ -157,6 +158,8 @@ async def _execute(
             return await execute_eval(
                 plan, model=model, store=store, agent=settings.agent, tools=settings.tools, evals=evals,
                 max_tokens=settings.model.max_tokens, progress=progress, retry_errors=retry_errors,
+                adapter_roles=adapter_roles(adapter_dir or settings.paths.adapters / adapter_name)
+                if adapter_name else None,
             )
         except EvalError as exc:
             raise fail(str(exc)) from None

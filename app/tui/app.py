@@ -9,7 +9,7 @@ from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from typing import Any
 
-from deepresearch.app.runtime import AgentRuntime
+from deepresearch.app.runtime import AgentRuntime, adapter_scope
 from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
@@ -122,7 +122,8 @@ class ResearchApp(App[None]):
         result = await research(
             question, model=rt.model, toolbox=rt.toolbox, store=rt.store, settings=settings.agent,
             sampling_temperature=settings.model.temperature, max_tokens=settings.model.max_tokens,
-            adapter=settings.model.adapter, checkpoint_path=settings.paths.checkpoints_db, on_event=on_event,
+            adapter=settings.model.adapter, adapter_roles=adapter_scope(settings),
+            checkpoint_path=settings.paths.checkpoints_db, on_event=on_event,
         )
         self.current_run = result.run_id
         await self.query_one("#report", Markdown).update(result.report or f"_run ended: {result.status}_")

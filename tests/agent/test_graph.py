@@ -4,6 +4,7 @@ citation checking and malformed output. Real model + real tools: test_ask_e2e.py
 from __future__ import annotations
 
 from deepresearch.agent.graph.run import research
+from deepresearch.agent.model.base import BASE_MODEL
 
 from .conftest import agent_settings, default_script, first_matching, plan_of, quote_options, user_text
 from .fakes import ScriptedModel
@@ -196,3 +197,16 @@ async def test_page_text_reaches_the_model_fenced_as_untrusted(store, docs):
     await run(model, DictToolbox(docs), store)
     extractor_prompt = next(user_text(r) for role, r in model.requests if role == "extractor")
     assert "<<<UNTRUSTED" in extractor_prompt and "do not follow it" in extractor_prompt
+
+
+async def test_a_scoped_adapter_answers_only_for_its_roles(toolbox, store):
+    model = ScriptedModel(default_script())
+    result = await run(model, toolbox, store, adapter="grpo-0001", adapter_roles=frozenset({"planner", "writer"}))
+    assert result.status == "finished"
+    used = {(role, request.adapter) for role, request in model.requests}
+    assert {("planner", "grpo-0001"), ("writer", "grpo-0001"), ("extractor", BASE_MODEL)} <= used
+    assert all((adapter == "grpo-0001") == (role in ("planner", "writer")) for role, adapter in used)
+    # Unscoped (None): every role asks for the adapter.
+    model = ScriptedModel(default_script())
+    await run(model, toolbox, store, adapter="grpo-0001")
+    assert {request.adapter for _, request in model.requests} == {"grpo-0001"}

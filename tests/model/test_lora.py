@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from deepresearch.agent.model.base import BASE_MODEL
 from deepresearch.agent.model.types import ChatRequest, Message, Sampling
 
 from .conftest import make_random_lora
@@ -29,6 +30,9 @@ async def test_load_unload_changes_outputs_and_rows_pick_their_adapter(embedded,
         # The active adapter applies when a request names none.
         embedded.active_adapter = "rand-b"
         assert (await embedded.complete(ask())).completion_token_ids == with_b.completion_token_ids
+        # BASE_MODEL asks for the base weights even then (a role outside a scoped adapter's roles).
+        scoped_out = await embedded.complete(ask(BASE_MODEL))
+        assert scoped_out.completion_token_ids == base.completion_token_ids and scoped_out.adapter is None
     finally:
         await embedded.unload_adapter("rand-b")
         await embedded.unload_adapter("rand-a")

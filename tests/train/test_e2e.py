@@ -38,8 +38,8 @@ def model_cache_dir() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "deepresearch"
 
 
-def llm_adapters(store, run_id: str) -> set[str | None]:
-    return {e.payload.get("adapter") for e in store.events(run_id, "llm")}
+def llm_adapters(store, run_id: str, *, roles: tuple[str, ...] = ("planner", "executor", "writer")) -> set[str | None]:
+    return {e.payload.get("adapter") for e in store.events(run_id, "llm") if e.payload.get("role") in roles}
 
 
 async def test_two_rounds_publish_and_next_runs_record_the_adapter(tmp_path):
@@ -67,6 +67,7 @@ async def test_two_rounds_publish_and_next_runs_record_the_adapter(tmp_path):
     cfg.grpo.num_generations = 2
     cfg.rollout.concurrency = 2
     cfg.rollout.questions_per_round = 1
+    cfg.rewards.role_weights = {"extractor": 0.0}  # not trained: the adapters must leave it on the base model
     registry = AdapterRegistry(tmp_path / "data" / "adapters")
     # tolerance 1.0: the gate really evaluates both adapters, but a noisy 1-question dev set cannot block the test
     dev = DevSet(questions=questions, corpus=corpus, split="dev", limit=1, seeds=[0], tolerance=1.0)
@@ -87,15 +88,18 @@ async def test_two_rounds_publish_and_next_runs_record_the_adapter(tmp_path):
             assert (first, second) == ("grpo-0001", "grpo-0002")
             assert registry.current == second and registry.metadata(second)["parent"] == first
             assert registry.metadata(second)["eval"]["passed"] is True
+            assert registry.roles(second) == {"planner", "coordinator", "executor", "writer"}
 
             # Round 2 rolled out with round 1's adapter: its LLM calls say so in the trace.
             round2 = store.list_runs(limit=None, tags={"train_round": 2})
             assert len(round2) == 2 and all(llm_adapters(store, r.id) == {first} for r in round2)
+            assert all(llm_adapters(store, r.id, roles=("extractor",)) <= {None} for r in round2)
             rewards = store.events(round2[0].id, "reward")
             assert rewards and "outcome" in rewards[-1].payload["terms"]
             # A fresh run with what is served now records the published adapter.
             result = await research(items[0].question, model=model, toolbox=env.toolbox, store=store,
-                                    settings=agent, adapter=registry.current, max_tokens=128)
+                                    settings=agent, adapter=registry.current, max_tokens=128,
+                                    adapter_roles=registry.roles(registry.current))
             assert llm_adapters(store, result.run_id) == {second}
             assert second in model.adapters()
     finally:

@@ -88,3 +88,19 @@ def test_gate_verdict_and_publish_record_the_decision(registry, tmp_path):
     assert registry.current is None and registry.metadata("grpo-0002")["eval"]["passed"] is False
     assert asyncio.run(publish("grpo-0002", registry, [], within)) is True
     assert registry.current == "grpo-0002"
+
+
+def test_an_adapter_answers_for_the_roles_it_was_trained_on(registry, tmp_path):
+    from deepresearch.train.config import RewardSettings
+    from deepresearch.train.registry import adapter_roles
+
+    assert RewardSettings().trained_roles() is None  # every role trained: the adapter answers for all
+    writer_only = RewardSettings(role_weights={"planner": 0, "coordinator": 0, "executor": 0, "extractor": 0})
+    assert writer_only.trained_roles() == {"writer"}
+    assert RewardSettings(role_weights={"planner": 0.5}).trained_roles() is None
+    assert registry.roles("grpo-0001") is None and registry.roles(None) is None  # no `roles` in metadata
+    registry.update_metadata("grpo-0002", roles=["planner", "writer"])
+    assert registry.roles("grpo-0002") == {"planner", "writer"}
+    assert adapter_roles(tmp_path / "no-such-adapter") is None
+    (tmp_path / "grpo-0003" / "metadata.json").write_text("{not json")
+    assert registry.roles("grpo-0003") is None
