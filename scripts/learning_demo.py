@@ -1,6 +1,12 @@
 """Learning demonstration: GRPO on pool train questions, on this CPU, in at most an hour.
 
     .venv/bin/python scripts/learning_demo.py --minutes 60 --out /tmp/learning-demo
+    .venv/bin/python scripts/learning_demo.py --out /tmp/learning-demo --recheck 2 3   # more eval seeds, after
+
+The defaults are the configuration of docs/results/learning-demo-planner-writer (its dev reward rose by
+its 2-seed noise, but not on 2 more seeds; see docs/results/README.md): comparison questions, the planner
+and writer trained (the adapter answers only for them), advantages scaled by the round's reward std,
+lr 5e-4, 2 GRPO passes per round.
 
 1. The world: the pool questions' candidate documents (HotpotQA distractor setting: gold + distractors)
    served as the local web; the real graph and tools; SmolLM2-135M embedded.
@@ -134,6 +140,8 @@ async def run(args: argparse.Namespace) -> dict:
     summary: dict = {"command": " ".join([sys.executable, *sys.argv]), "settings": vars(args) | {"out": str(out)}}
     try:
         async with rollout_environment(tools, corpus=corpus) as env:
+            if args.recheck:
+                return await recheck(args, dev_qs, registry, env=env, **common)
             t0 = time.monotonic()
             before = {s: await dev_rewards(dev_qs, seed=s, label="before", adapter=None, env=env, **common)
                       for s in args.eval_seeds}
@@ -191,13 +199,35 @@ async def run(args: argparse.Namespace) -> dict:
     return summary
 
 
+async def recheck(args: argparse.Namespace, dev_qs, registry, **common) -> dict:
+    """Dev reward of the base model and of a finished demo's final adapter on more eval seeds: a second,
+    independent measurement of the rise (same world, questions and temperature as the demo)."""
+    done = json.loads((args.out / "summary.json").read_text())
+    final = done["final_adapter"]
+    await common["model"].load_adapter(final, registry.path(final))
+    result: dict = {"command": " ".join([sys.executable, *sys.argv]), "final_adapter": final, "seeds": args.recheck}
+    for label, adapter in (("before", None), ("after", final)):
+        runs = {s: await dev_rewards(dev_qs, seed=s, label=f"recheck-{label}", adapter=adapter,
+                                     adapter_roles=registry.roles(adapter), **common) for s in args.recheck}
+        result[f"dev_{label}"] = band([statistics.mean(r["reward"] for r in rs) for rs in runs.values()])
+        result[f"dev_{label}_profile"] = profile(runs)
+        result[f"runs_{label}"] = runs
+    b, a = result["dev_before"], result["dev_after"]
+    result["rise"] = a["mean"] - b["mean"]
+    result["noise"] = (b["high"] - b["low"]) / 2 + (a["high"] - a["low"]) / 2
+    result["rose_beyond_noise"] = result["rise"] > result["noise"]
+    return result
+
+
 def plot(summary: dict, path: Path) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
+    profiles = "dev_before_profile" in summary
+    fig, axes = plt.subplots(1, 3 if profiles else 2, figsize=(16 if profiles else 11, 4.2))
+    left, right = axes[0], axes[1]
     rounds = [r for r in summary["train"] if r["reward_mean"] is not None]
     xs = [r["round"] for r in rounds]
     means = [r["reward_mean"] for r in rounds]
@@ -205,8 +235,9 @@ def plot(summary: dict, path: Path) -> None:
     left.plot(xs, means, marker="o", label="mean reward of the round's rollouts")
     left.fill_between(xs, [m - s for m, s in zip(means, stds, strict=True)],
                       [m + s for m, s in zip(means, stds, strict=True)], alpha=0.2, label="± 1 std")
-    left.set(title="train reward per step (1 GRPO update per round)", xlabel="round / optimiser step",
-             ylabel="reward")
+    steps = summary["settings"].get("num_iterations", 1)
+    left.set(title=f"train reward per round ({steps} optimiser step{'s' if steps > 1 else ''} each)",
+             xlabel="round", ylabel="reward")
     left.legend(fontsize=8)
     for i, key in enumerate(("dev_before", "dev_after")):
         b = summary[key]
@@ -218,6 +249,17 @@ def plot(summary: dict, path: Path) -> None:
     verdict = "rose beyond noise" if summary["rose_beyond_noise"] else "did NOT rise beyond noise"
     right.set(title=f"dev reward, band = spread over {len(summary['dev_before']['per_seed'])} eval seeds\n"
                     f"{verdict}: Δ {summary['rise']:+.3f} vs noise {summary['noise']:.3f}", ylabel="reward")
+    if profiles:  # what changed in the runs: evidence from a gold document, and the citation term
+        third = axes[2]
+        before, after = summary["dev_before_profile"], summary["dev_after_profile"]
+        for j, key in enumerate(("gold_evidence", "citation_term")):
+            for i, prof in enumerate((before, after)):
+                third.bar(j * 3 + i, prof[key], color="tab:blue" if i == 0 else "tab:green", alpha=0.7,
+                          label=("before", "after")[i] if j == 0 else None)
+                third.text(j * 3 + i, prof[key] + 0.01, f"{prof[key]:.2f}", ha="center", fontsize=8)
+        third.set_xticks([0.5, 3.5], ["runs with gold-doc evidence", "citation term"])
+        third.set(title="dev runs, all seeds: what changed", ylim=(0, 1.05))
+        third.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
 
@@ -228,25 +270,39 @@ def main() -> None:
     p.add_argument("--out", type=Path, default=Path("/tmp/learning-demo"))
     p.add_argument("--train-questions", type=int, default=64)
     p.add_argument("--dev-questions", type=int, default=16)
-    p.add_argument("--types", nargs="+", default=None,
-                   help="only pool questions of these types (bridge, comparison, 2hop, …); default: all")
+    p.add_argument("--types", nargs="+", default=["comparison"],
+                   help="only pool questions of these types (bridge, comparison, 2hop, …); 'all' for every type")
     p.add_argument("--eval-seeds", type=int, nargs="+", default=[0, 1])
     p.add_argument("--group-size", type=int, default=4)
     p.add_argument("--questions-per-round", type=int, default=2)
     p.add_argument("--temperature", type=float, default=0.8)
-    p.add_argument("--lr", type=float, default=1e-4)
+    p.add_argument("--lr", type=float, default=5e-4)
     p.add_argument("--max-tokens", type=int, default=192)
-    p.add_argument("--num-iterations", type=int, default=1, help="GRPO passes over each round's samples")
-    p.add_argument("--scale-rewards", choices=["group", "batch", "none"], default="group",
+    p.add_argument("--num-iterations", type=int, default=2, help="GRPO passes over each round's samples")
+    p.add_argument("--scale-rewards", choices=["group", "batch", "none"], default="batch",
                    help="divide advantages by the group's std (GRPO), the round's std, or not at all (Dr. GRPO)")
-    p.add_argument("--train-roles", nargs="+", choices=ROLES, default=None,
-                   help="train only these roles' calls (default: every call of a run)")
+    p.add_argument("--train-roles", nargs="+", choices=[*ROLES, "all"], default=["planner", "writer"],
+                   help="train only these roles; the adapter answers only for them ('all' = every role)")
     p.add_argument("--concurrency", type=int, default=8)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--recheck", type=int, nargs="+", metavar="SEED",
+                   help="no training: re-measure base vs the final adapter of the demo in --out on these eval seeds "
+                        "(give the demo's other options too, so the world is the same)")
     args = p.parse_args()
+    args.types = None if "all" in args.types else args.types
+    args.train_roles = None if "all" in args.train_roles else args.train_roles
     if not POOL.is_dir():
         raise SystemExit(f"error: pool data not found at {POOL}")
+    if args.recheck and not (args.out / "summary.json").is_file():
+        raise SystemExit(f"error: --recheck needs a finished demo in {args.out} (no summary.json there)")
     summary = asyncio.run(run(args))
+    if args.recheck:
+        (args.out / "recheck.json").write_text(json.dumps(summary, indent=2, default=str))
+        b, a = summary["dev_before"], summary["dev_after"]
+        print(f"recheck on seeds {args.recheck}: dev reward {b['mean']:.3f} [{b['low']:.3f}, {b['high']:.3f}] → "
+              f"{a['mean']:.3f} [{a['low']:.3f}, {a['high']:.3f}] with {summary['final_adapter']}: "
+              + ("rose by more than its noise" if summary["rose_beyond_noise"] else "did NOT rise beyond its noise"))
+        return
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "summary.json").write_text(json.dumps(summary, indent=2, default=str))
     plot(summary, args.out / "learning.png")
