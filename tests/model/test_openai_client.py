@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-from deepresearch.agent.model.base import ModelError
+from deepresearch.agent.model.base import BASE_MODEL, ModelError
 from deepresearch.agent.model.openai_client import OpenAIChatModel
 
 SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
@@ -121,4 +121,14 @@ async def test_unknown_model_or_adapter_is_one_clear_error(plain_server):
     with pytest.raises(ModelError, match="does not serve model/adapter 'no-such-adapter'") as caught:
         await client.chat([{"role": "user", "content": "hi"}], adapter="no-such-adapter")
     assert "\n" not in str(caught.value)
+    await client.close()
+
+
+async def test_base_model_request_overrides_the_active_adapter(plain_server):
+    client = OpenAIChatModel(plain_server.base_url, "tiny", max_retries=0)
+    client.active_adapter = "grpo-0001"  # what `ask` sets for a served adapter
+    with pytest.raises(ModelError, match="'grpo-0001'"):  # a request naming none gets the active adapter
+        await client.chat([{"role": "user", "content": "hi"}])
+    completion = await client.chat([{"role": "user", "content": "hi"}], adapter=BASE_MODEL)
+    assert plain_server.bodies[-1]["model"] == "tiny" and completion.adapter is None
     await client.close()
