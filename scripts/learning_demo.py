@@ -28,6 +28,7 @@ import random
 import statistics
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
@@ -40,8 +41,8 @@ from deepresearch.agent.prompts import ROLES  # noqa: E402 - light import, after
 def build_world(out: Path, n_train: int, n_dev: int, seed: int, types: list[str] | None = None) -> tuple[Path, Path]:
     """Train/dev questions (no yes/no; of the given types if any) and the union of their candidate
     documents as the corpus."""
-    rows = [json.loads(line) for line in (POOL / "questions.jsonl").open()]
-    rows = [q for q in rows if not q.get("yes_no") and q.get("answer_in_gold_docs")
+    rows_all = [json.loads(line) for line in (POOL / "questions.jsonl").open()]
+    rows = [q for q in rows_all if not q.get("yes_no") and q.get("answer_in_gold_docs")
             and (not types or q.get("type") in types)]
     rng = random.Random(seed)
     train = [q for q in rows if q["split"] == "train"]
@@ -49,6 +50,9 @@ def build_world(out: Path, n_train: int, n_dev: int, seed: int, types: list[str]
     rng.shuffle(train)
     rng.shuffle(dev)
     train, dev = train[:n_train], dev[:n_dev]
+    if not train or not dev:
+        known = sorted({q.get("type") for q in rows_all})
+        raise SystemExit(f"error: no pool train/dev questions of types {types}; the types are: {', '.join(known)}")
     from deepresearch.evals.dataset import write_subset
 
     return write_subset(train + dev, POOL / "corpus.jsonl", out)
@@ -86,10 +90,7 @@ def gold_evidence(store, run_id: str, gold_doc_ids: list[str]) -> bool:
 def profile(runs_by_seed: dict[int, list[dict]]) -> dict:
     """What the dev runs did, beyond the reward: answer tiers, citation term, gold evidence found."""
     runs = [r for runs in runs_by_seed.values() for r in runs]
-    tiers: dict[str, int] = {}
-    for r in runs:
-        tiers[r["tier"] or "none"] = tiers.get(r["tier"] or "none", 0) + 1
-    return {"runs": len(runs), "tiers": tiers,
+    return {"runs": len(runs), "tiers": dict(Counter(r["tier"] or "none" for r in runs)),
             "citation_term": statistics.mean(r["terms"].get("citation", 0.0) for r in runs),
             "gold_evidence": statistics.mean(float(r["gold_evidence"]) for r in runs)}
 
@@ -155,6 +156,7 @@ async def run(args: argparse.Namespace) -> dict:
                               doc_id_for=env.doc_id_for, max_tokens=args.max_tokens)
             loop = TrainLoop(ctx)
             rounds: list[dict] = []
+            by_id = {q.id: q for q in train_qs}
             round_s = 0.0
             # Stop when another round (as long as the longest so far) would eat into the final eval's time;
             # the final eval runs with an adapter, which the embedded engine decodes ~1.5x slower.
@@ -165,7 +167,6 @@ async def run(args: argparse.Namespace) -> dict:
                 round_s = max(round_s, time.monotonic() - t_round)
                 runs = store.list_runs(limit=None, tags={"train_round": report.round})
                 rewards = [e.payload["total"] for r in runs for e in store.events(r.id, "reward")[-1:]]
-                by_id = {q.id: q for q in train_qs}
                 found = [gold_evidence(store, r.id, by_id[r.tags["question_id"]].gold_doc_ids)
                          for r in runs if r.tags.get("question_id") in by_id]
                 rounds.append({"round": report.round, "reward_mean": statistics.mean(rewards) if rewards else None,
