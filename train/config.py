@@ -105,9 +105,8 @@ class RewardSettings(BaseModel):
         The adapter answers only for these roles, so what is not trained does not change."""
         from deepresearch.agent.prompts import ROLES
 
-        if all(self.role_weights.get(role, 1.0) > 0 for role in ROLES):
-            return None
-        return frozenset(role for role in ROLES if self.role_weights.get(role, 1.0) > 0)
+        trained = frozenset(role for role in ROLES if self.role_weights.get(role, 1.0) > 0)
+        return None if trained == frozenset(ROLES) else trained
 
 
 class RolloutSettings(BaseModel):

@@ -22,12 +22,17 @@ METADATA_FILE = "metadata.json"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 
+def read_metadata(adapter_dir: Path) -> dict[str, Any]:
+    """An adapter folder's metadata.json ({} when it has none)."""
+    file = Path(adapter_dir) / METADATA_FILE
+    return json.loads(file.read_text()) if file.is_file() else {}
+
+
 def adapter_roles(adapter_dir: Path) -> frozenset[str] | None:
     """The roles an adapter was trained for (its metadata's `roles`), which are the roles it answers
-    for; None = every role (adapters trained on all roles, or from elsewhere)."""
-    file = Path(adapter_dir) / METADATA_FILE
+    for; None = every role (adapters trained on all roles, or from elsewhere, or unreadable metadata)."""
     try:
-        roles = json.loads(file.read_text()).get("roles") if file.is_file() else None
+        roles = read_metadata(adapter_dir).get("roles")
     except (OSError, ValueError):
         return None
     return frozenset(roles) if roles else None
@@ -68,8 +73,7 @@ class AdapterRegistry:
         return _NAME.match(name) is not None and (self.root / name / "adapter_config.json").is_file()
 
     def metadata(self, name: str) -> dict[str, Any]:
-        file = self.path(name) / METADATA_FILE
-        return json.loads(file.read_text()) if file.is_file() else {}
+        return read_metadata(self.path(name))
 
     def roles(self, name: str | None) -> frozenset[str] | None:
         return adapter_roles(self.path(name)) if name else None
