@@ -1,19 +1,20 @@
 """Learning demonstration: GRPO on pool train questions, on this CPU, in at most an hour.
 
-    .venv/bin/python scripts/learning_demo.py --minutes 60 --out /tmp/learning-demo
+    .venv/bin/python scripts/learning_demo.py --minutes 50 --out /tmp/learning-demo
     .venv/bin/python scripts/learning_demo.py --out /tmp/learning-demo --recheck 2 3   # more eval seeds, after
 
-The defaults are the configuration of docs/results/learning-demo-planner-writer (its dev reward rose by
-its 2-seed noise, but not on 2 more seeds; see docs/results/README.md): comparison questions, the planner
-and writer trained (the adapter answers only for them), advantages scaled by the round's reward std,
-lr 5e-4, 2 GRPO passes per round.
+Defaults: comparison questions; only the planner trained (the adapter answers only for it, and the
+untrained roles decode greedily, so a group's reward differences come from the planner's choices);
+the evidence reward term (share of gold documents the run found evidence in) weighted 1.0 next to the
+outcome, F1, citation and cost terms; advantages scaled by the round's reward std; lr 5e-4; 2 GRPO
+passes per round. Earlier configurations and why they changed: docs/results/README.md.
 
 1. The world: the pool questions' candidate documents (HotpotQA distractor setting: gold + distractors)
    served as the local web; the real graph and tools; SmolLM2-135M embedded.
 2. Dev reward before training: every dev question answered once per eval seed at the training
    temperature; the run reward is the trainer's own reward (outcome tiers, F1, citations, cost).
-3. Training rounds (rollout G runs per question → score → one GRPO update) until the time budget
-   leaves just enough for step 4. No eval gate here: this script measures dev itself.
+3. Training rounds (rollout G runs per question → score → one GRPO update) while another round fits in
+   the training budget (--minutes). No eval gate here: this script measures dev itself.
 4. Dev reward after, with the same questions and seeds. The noise band is the spread over seeds.
 Writes summary.json and learning.png (train reward per round; dev reward before/after with its band).
 """
@@ -60,7 +61,8 @@ def build_world(out: Path, n_train: int, n_dev: int, seed: int, types: list[str]
 
 async def dev_rewards(questions, *, seed: int, label: str, adapter: str | None, model, env, store, agent, cfg,
                       temperature: float, max_tokens: int, concurrency: int,
-                      adapter_roles: frozenset[str] | None = None) -> list[dict]:
+                      adapter_roles: frozenset[str] | None = None,
+                      sampled_roles: frozenset[str] | None = None) -> list[dict]:
     """Each dev question answered once with this seed; the trainer's reward of each run."""
     from deepresearch.agent.graph.run import research
     from deepresearch.train.rewards import facts_from_trace, score_run
@@ -73,7 +75,7 @@ async def dev_rewards(questions, *, seed: int, label: str, adapter: str | None, 
             result = await research(q.question, model=model, toolbox=env.toolbox, store=store, settings=agent,
                                     tags={"demo_eval": label, "seed": seed}, sampling_temperature=temperature,
                                     max_tokens=max_tokens, adapter=adapter, adapter_roles=adapter_roles,
-                                    seed=run_seed(seed, 0, q.id, 0))
+                                    sampled_roles=sampled_roles, seed=run_seed(seed, 0, q.id, 0))
         reward = score_run(facts_from_trace(store, result.run_id, env.doc_id_for), q, cfg.rewards)
         return {"question_id": q.id, "run_id": result.run_id, "reward": reward.total, "terms": reward.terms,
                 "tier": reward.tier, "gold_evidence": gold_evidence(store, result.run_id, q.gold_doc_ids)}
@@ -92,6 +94,7 @@ def profile(runs_by_seed: dict[int, list[dict]]) -> dict:
     runs = [r for runs in runs_by_seed.values() for r in runs]
     return {"runs": len(runs), "tiers": dict(Counter(r["tier"] or "none" for r in runs)),
             "citation_term": statistics.mean(r["terms"].get("citation", 0.0) for r in runs),
+            "evidence_term": statistics.mean(r["terms"].get("evidence", 0.0) for r in runs),
             "gold_evidence": statistics.mean(float(r["gold_evidence"]) for r in runs)}
 
 
@@ -112,7 +115,6 @@ async def run(args: argparse.Namespace) -> dict:
     from deepresearch.train.registry import AdapterRegistry
 
     started = time.monotonic()
-    deadline = started + args.minutes * 60
     out = args.out
     qfile, corpus = build_world(out / "world", args.train_questions, args.dev_questions, args.seed, args.types)
     train_qs = questions_from_file(qfile, split="train")
@@ -129,6 +131,7 @@ async def run(args: argparse.Namespace) -> dict:
                                            "learning_rate": args.lr, "seed": args.seed,
                                            "num_iterations": args.num_iterations,
                                            "scale_rewards": args.scale_rewards})
+    cfg.rewards = cfg.rewards.model_copy(update={"evidence": args.evidence_weight})
     if args.train_roles:  # a role weight of 0 drops that role's calls from the update (they cost nothing)
         cfg.rewards = cfg.rewards.model_copy(update={"role_weights": {
             role: float(role in args.train_roles) for role in ROLES}})
@@ -136,8 +139,10 @@ async def run(args: argparse.Namespace) -> dict:
                                                  "questions_per_round": args.questions_per_round})
     registry = AdapterRegistry(out / "data" / "adapters")
     log = lambda msg: print(f"[{(time.monotonic() - started) / 60:5.1f} min] {msg}", flush=True)  # noqa: E731
+    # The dev runs decode like the rollouts: only the trained roles sample (greedy_untrained_roles).
+    sampled = cfg.rewards.trained_roles() if cfg.rollout.greedy_untrained_roles else None
     common = dict(model=model, store=store, agent=agent, cfg=cfg, temperature=args.temperature,
-                  max_tokens=args.max_tokens, concurrency=args.concurrency)
+                  max_tokens=args.max_tokens, concurrency=args.concurrency, sampled_roles=sampled)
     summary: dict = {"command": " ".join([sys.executable, *sys.argv]), "settings": vars(args) | {"out": str(out)}}
     try:
         async with rollout_environment(tools, corpus=corpus) as env:
@@ -158,9 +163,10 @@ async def run(args: argparse.Namespace) -> dict:
             rounds: list[dict] = []
             by_id = {q.id: q for q in train_qs}
             round_s = 0.0
-            # Stop when another round (as long as the longest so far) would eat into the final eval's time;
-            # the final eval runs with an adapter, which the embedded engine decodes ~1.5x slower.
-            while time.monotonic() + max(round_s, 60.0) + eval_s * 1.6 < deadline:
+            train_started = time.monotonic()
+            deadline = train_started + args.minutes * 60
+            # Stop when another round, as long as the longest so far, would not fit in the training budget.
+            while time.monotonic() + max(round_s, 60.0) < deadline:
                 t_round = time.monotonic()
                 report = await loop.run_round(round_questions(train_qs, loop.round_index + 1,
                                                               args.questions_per_round, args.seed))
@@ -179,6 +185,7 @@ async def run(args: argparse.Namespace) -> dict:
                     f"gold evidence {rounds[-1]['gold_evidence']} samples {report.samples} "
                     f"adapter {report.adapter} ({(time.monotonic() - t_round) / 60:.1f} min)")
             summary["train"] = rounds
+            summary["train_minutes"] = (time.monotonic() - train_started) / 60
             final = loop.policy_adapter
             after = {s: await dev_rewards(dev_qs, seed=s, label="after", adapter=final, env=env,
                                           adapter_roles=registry.roles(final), **common)
@@ -236,6 +243,9 @@ def plot(summary: dict, path: Path) -> None:
     left.plot(xs, means, marker="o", label="mean reward of the round's rollouts")
     left.fill_between(xs, [m - s for m, s in zip(means, stds, strict=True)],
                       [m + s for m, s in zip(means, stds, strict=True)], alpha=0.2, label="± 1 std")
+    if all((r.get("terms") or {}).get("evidence") is not None for r in rounds):
+        left.plot(xs, [r["terms"]["evidence"] for r in rounds], marker="s", color="tab:green",
+                  label="evidence term of the round's rollouts")
     steps = summary["settings"].get("num_iterations", 1)
     left.set(title=f"train reward per round ({steps} optimiser step{'s' if steps > 1 else ''} each)",
              xlabel="round", ylabel="reward")
@@ -250,15 +260,18 @@ def plot(summary: dict, path: Path) -> None:
     verdict = "rose beyond noise" if summary["rose_beyond_noise"] else "did NOT rise beyond noise"
     right.set(title=f"dev reward, band = spread over {len(summary['dev_before']['per_seed'])} eval seeds\n"
                     f"{verdict}: Δ {summary['rise']:+.3f} vs noise {summary['noise']:.3f}", ylabel="reward")
-    if profiles:  # what changed in the runs: evidence from a gold document, and the citation term
+    if profiles:  # what changed in the runs: evidence from gold documents, the citation term
         third = axes[2]
         before, after = summary["dev_before_profile"], summary["dev_after_profile"]
-        for j, key in enumerate(("gold_evidence", "citation_term")):
+        keys = [k for k in ("gold_evidence", "evidence_term", "citation_term") if k in before]
+        for j, key in enumerate(keys):
             for i, prof in enumerate((before, after)):
                 third.bar(j * 3 + i, prof[key], color="tab:blue" if i == 0 else "tab:green", alpha=0.7,
                           label=("before", "after")[i] if j == 0 else None)
                 third.text(j * 3 + i, prof[key] + 0.01, f"{prof[key]:.2f}", ha="center", fontsize=8)
-        third.set_xticks([0.5, 3.5], ["runs with gold-doc evidence", "citation term"])
+        names = {"gold_evidence": "runs with gold-doc evidence", "evidence_term": "evidence term\n(gold docs found)",
+                 "citation_term": "citation term"}
+        third.set_xticks([j * 3 + 0.5 for j in range(len(keys))], [names[k] for k in keys])
         third.set(title="dev runs, all seeds: what changed", ylim=(0, 1.05))
         third.legend(fontsize=8)
     fig.tight_layout()
@@ -267,23 +280,26 @@ def plot(summary: dict, path: Path) -> None:
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--minutes", type=float, default=60.0, help="wall-clock budget for everything")
+    p.add_argument("--minutes", type=float, default=50.0,
+                   help="training budget (rollouts + updates); the dev evals before and after come on top")
     p.add_argument("--out", type=Path, default=Path("/tmp/learning-demo"))
     p.add_argument("--train-questions", type=int, default=64)
-    p.add_argument("--dev-questions", type=int, default=16)
+    p.add_argument("--dev-questions", type=int, default=32)
     p.add_argument("--types", nargs="+", default=["comparison"],
                    help="only pool questions of these types (bridge, comparison, 2hop, …); 'all' for every type")
     p.add_argument("--eval-seeds", type=int, nargs="+", default=[0, 1])
     p.add_argument("--group-size", type=int, default=4)
-    p.add_argument("--questions-per-round", type=int, default=2)
+    p.add_argument("--questions-per-round", type=int, default=4)
     p.add_argument("--temperature", type=float, default=0.8)
     p.add_argument("--lr", type=float, default=5e-4)
     p.add_argument("--max-tokens", type=int, default=192)
     p.add_argument("--num-iterations", type=int, default=2, help="GRPO passes over each round's samples")
     p.add_argument("--scale-rewards", choices=["group", "batch", "none"], default="batch",
                    help="divide advantages by the group's std (GRPO), the round's std, or not at all (Dr. GRPO)")
-    p.add_argument("--train-roles", nargs="+", choices=[*ROLES, "all"], default=["planner", "writer"],
+    p.add_argument("--train-roles", nargs="+", choices=[*ROLES, "all"], default=["planner"],
                    help="train only these roles; the adapter answers only for them ('all' = every role)")
+    p.add_argument("--evidence-weight", type=float, default=1.0,
+                   help="reward weight of the evidence term (share of gold documents the run found evidence in)")
     p.add_argument("--concurrency", type=int, default=8)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--recheck", type=int, nargs="+", metavar="SEED",

@@ -86,6 +86,7 @@ class RewardSettings(BaseModel):
     correctness: float = Field(1.0, description="weight of the tiered outcome (malformed < wrong < not found < ok)")
     f1: float = Field(0.5, description="weight of token F1 of the answer vs gold + aliases")
     citation: float = Field(0.3, description="weight of the citation reward (verified, among gold docs)")
+    evidence: float = Field(0.3, description="weight of the share of gold documents the run found evidence in")
     cost: float = Field(0.1, description="weight of the cost penalty (tool calls, tokens)")
     feedback: float = Field(1.0, description="weight of user feedback when the trace has it")
     judge: float = Field(0.0, description="weight of the LLM-judge group ranking (0 = off)")
@@ -112,6 +113,10 @@ class RewardSettings(BaseModel):
 class RolloutSettings(BaseModel):
     concurrency: int = Field(8, ge=1, le=256, description="runs in flight at once (the model batches them)")
     questions_per_round: int = Field(4, ge=1, description="questions per training round")
+    greedy_untrained_roles: bool = Field(
+        True, description="roles left out of the update (role weight 0) decode greedily in rollouts: "
+        "their sampling would only add noise to the trained roles' advantages"
+    )
     index: str | None = Field(None, description="local index served as the local web (default: the app's index)")
     model_urls: list[str] = Field(
         default_factory=list, description="extra OpenAI-compatible servers to spread rollouts over"

@@ -109,6 +109,7 @@ class TrainLoop:
             questions, models=ctx.models, toolbox=ctx.toolbox, store=ctx.store, agent=ctx.agent,
             group_size=cfg.grpo.num_generations, temperature=cfg.grpo.temperature, round_index=self.round_index,
             adapter=self.policy_adapter, adapter_roles=ctx.registry.roles(self.policy_adapter),
+            sampled_roles=cfg.rewards.trained_roles() if cfg.rollout.greedy_untrained_roles else None,
             concurrency=cfg.rollout.concurrency, max_tokens=ctx.max_tokens,
             seed=cfg.grpo.seed, on_run_done=lambda: advance(1),
         )

@@ -4,6 +4,9 @@
     f1        token F1 of the answer against the gold answer and its aliases
     em        exact match (logged; weight it through `outcome`, which it implies)
     citation  ½ · share of citations verified against their source + ½ · F1 of cited vs gold documents
+    evidence  share of the gold documents the run drew a finding from: did its searches find what the
+              answer needs (a verifiable process reward; it credits the planner's and executors' queries
+              even when the writer then answers wrong)
     cost      −(tool calls · c_tool + LLM tokens / 1000 · c_token): searches the run did not need cost something
     feedback  the user's score on this run; or, for replays of a rated question, score · F1(answer, rated answer)
     judge     an LLM judge's relative rank of this run's report within its group (judge.py)
@@ -30,7 +33,7 @@ NOT_FOUND_ANSWERS = frozenset({
     "not found", "unknown", "no answer", "i dont know", "i do not know", "cannot be determined",
     "not enough information", "insufficient information", "answer not found",
 })
-WEIGHTED_TERMS = ("outcome", "f1", "citation", "cost", "feedback", "judge")
+WEIGHTED_TERMS = ("outcome", "f1", "citation", "evidence", "cost", "feedback", "judge")
 
 
 class RunFacts(BaseModel):
@@ -40,6 +43,7 @@ class RunFacts(BaseModel):
     status: str
     answer: str = ""
     citations: list[dict[str, Any]] = Field(default_factory=list)
+    evidence_doc_ids: list[str] = Field(default_factory=list, description="documents the run's findings came from")
     tool_calls: int = 0
     llm_tokens: int = 0
     feedback: list[float] = Field(default_factory=list)
@@ -68,9 +72,15 @@ def facts_from_trace(store: TraceStore, run_id: str, doc_id_for: Any = None) -> 
     for c in run.citations:
         doc_id = c.get("doc_id") or (doc_id_for(str(c.get("source", ""))) if doc_id_for else None)
         citations.append({**c, "doc_id": doc_id})
+    evidence = []
+    for e in store.events(run_id, "finding"):
+        doc_id = e.payload.get("doc_id") or (doc_id_for(str(e.payload.get("source", ""))) if doc_id_for else None)
+        if doc_id and doc_id not in evidence:
+            evidence.append(doc_id)
     usage = run.usage or {}
     return RunFacts(
         run_id=run.id, status=run.status, answer=(run.answer or "").strip(), citations=citations,
+        evidence_doc_ids=evidence,
         tool_calls=int(usage.get("tool_calls", 0)), llm_tokens=int(usage.get("llm_tokens", 0)),
         feedback=[float(f["score"]) for f in run.feedback], failed_roles=failed,
     )
@@ -100,6 +110,13 @@ def citation_term(facts: RunFacts, q: TrainQuestion) -> float:
     return 0.5 * verified + 0.5 * gold_f1
 
 
+def evidence_term(facts: RunFacts, q: TrainQuestion) -> float | None:
+    if not q.gold_doc_ids:
+        return None
+    gold = set(q.gold_doc_ids)
+    return len(gold & set(facts.evidence_doc_ids)) / len(gold)
+
+
 def feedback_term(facts: RunFacts, q: TrainQuestion) -> float | None:
     if facts.feedback:
         return sum(facts.feedback) / len(facts.feedback)
@@ -119,14 +136,16 @@ def score_run(facts: RunFacts, q: TrainQuestion, cfg: RewardSettings, judge: flo
         terms["f1"] = f1(facts.answer, q.golds, q.yes_no)
         terms["em"] = exact_match(facts.answer, q.golds)
     terms["citation"] = citation_term(facts, q)
+    if (evidence := evidence_term(facts, q)) is not None:
+        terms["evidence"] = evidence
     terms["cost"] = -(cfg.tool_call_cost * facts.tool_calls + cfg.token_cost_per_1k * facts.llm_tokens / 1000)
     fb = feedback_term(facts, q)
     if fb is not None:
         terms["feedback"] = fb
     if judge is not None:
         terms["judge"] = judge
-    weights = {"outcome": cfg.correctness, "f1": cfg.f1, "citation": cfg.citation, "cost": cfg.cost,
-               "feedback": cfg.feedback, "judge": cfg.judge}
+    weights = {"outcome": cfg.correctness, "f1": cfg.f1, "citation": cfg.citation, "evidence": cfg.evidence,
+               "cost": cfg.cost, "feedback": cfg.feedback, "judge": cfg.judge}
     total = sum(weights[k] * v for k, v in terms.items() if k in weights)
     return RewardBreakdown(run_id=facts.run_id, terms=terms, total=total, tier=tier[0] if tier else None)
 

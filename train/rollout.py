@@ -52,13 +52,15 @@ async def rollout_groups(
     round_index: int,
     adapter: str | None = None,
     adapter_roles: frozenset[str] | None = None,
+    sampled_roles: frozenset[str] | None = None,
     concurrency: int = 8,
     max_tokens: int = 384,
     seed: int = 0,
     on_run_done: Callable[[], None] | None = None,
 ) -> list[RolloutGroup]:
     """Run every question `group_size` times; at most `concurrency` runs are in flight (the model
-    batches their LLM calls). Returns one group per question with the run ids in member order."""
+    batches their LLM calls). Returns one group per question with the run ids in member order.
+    `sampled_roles`: only these roles sample at `temperature`, the others decode greedily (None = all)."""
     from deepresearch.agent.graph.run import research
 
     if group_size < 2:
@@ -78,11 +80,12 @@ async def rollout_groups(
                 result = await research(
                     group.question.question, model=model, toolbox=toolbox, store=store, settings=agent,
                     tags=tags, sampling_temperature=temperature, max_tokens=max_tokens, adapter=adapter,
-                    adapter_roles=adapter_roles,
+                    adapter_roles=adapter_roles, sampled_roles=sampled_roles,
                     seed=run_seed(seed, round_index, group.question.id, member),
                     settings_snapshot={"system": "train-rollout", "adapter": adapter,
                                        "adapter_roles": sorted(adapter_roles) if adapter_roles else None,
                                        "temperature": temperature,
+                                       "sampled_roles": sorted(sampled_roles) if sampled_roles else None,
                                        "agent": agent.model_dump(mode="json")},
                 )
                 run_ids[(g, member)] = result.run_id

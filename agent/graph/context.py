@@ -42,14 +42,16 @@ class ResearchContext:
     max_tokens: int = 384
     adapter: str | None = None
     adapter_roles: frozenset[str] | None = None  # roles the adapter answers for (None = all)
+    sampled_roles: frozenset[str] | None = None  # roles that sample at `temperature`; others greedy (None = all)
     seed: int | None = None
     _calls: int = field(default=0, repr=False)
 
-    def sampling(self, max_tokens: int | None = None) -> Sampling:
+    def sampling(self, role: str, max_tokens: int | None = None) -> Sampling:
         self._calls += 1
         seed = None if self.seed is None else self.seed + self._calls  # distinct, reproducible per call
-        return Sampling(temperature=self.temperature, max_tokens=min(max_tokens or self.max_tokens, self.max_tokens),
-                        seed=seed)
+        sampled = self.sampled_roles is None or role in self.sampled_roles
+        return Sampling(temperature=self.temperature if sampled else 0.0,
+                        max_tokens=min(max_tokens or self.max_tokens, self.max_tokens), seed=seed)
 
     async def ask_model(
         self, prompt: Prompt, out_type: type[ModelT], schema: dict[str, Any], *, step: str | None = None,
@@ -59,10 +61,11 @@ class ResearchContext:
         messages = prompt.messages(**values)
         usage: Usage = {"llm_tokens": 0, "llm_calls": 0, "tool_calls": 0}
         for attempt in range(2):
-            completion = await self.model.chat(messages, schema=schema, sampling=self.sampling(max_tokens),
+            sampling = self.sampling(prompt.role, max_tokens)
+            completion = await self.model.chat(messages, schema=schema, sampling=sampling,
                                                adapter=adapter_for_role(self.adapter, self.adapter_roles, prompt.role))
             self.store.log_llm_call(self.run_id, prompt.role, messages, completion,
-                                    prompt_version=prompt.version, step=step)
+                                    prompt_version=prompt.version, step=step, temperature=sampling.temperature)
             usage["llm_tokens"] += len(completion.prompt_token_ids) + len(completion.completion_token_ids)
             usage["llm_calls"] += 1
             try:

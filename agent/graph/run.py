@@ -67,6 +67,7 @@ async def research(
     max_tokens: int = 384,
     adapter: str | None = None,
     adapter_roles: frozenset[str] | None = None,
+    sampled_roles: frozenset[str] | None = None,
     seed: int | None = None,
     checkpoint_path: Path | None = None,
     resume_run_id: str | None = None,
@@ -88,7 +89,8 @@ async def research(
         run_id = store.start_run(question, settings_snapshot or {"agent": settings.model_dump(mode="json")}, tags)
     ctx = ResearchContext(model=model, toolbox=toolbox, store=store, settings=settings, run_id=run_id,
                           temperature=sampling_temperature or 0.0, max_tokens=max_tokens,
-                          adapter=adapter, adapter_roles=adapter_roles, seed=seed)
+                          adapter=adapter, adapter_roles=adapter_roles, sampled_roles=sampled_roles,
+                          seed=seed)
     config = {"configurable": {"thread_id": run_id}, "recursion_limit": 200}
     started = time.time()
     async with AsyncExitStack() as stack:

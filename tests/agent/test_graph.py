@@ -210,3 +210,17 @@ async def test_a_scoped_adapter_answers_only_for_its_roles(toolbox, store):
     model = ScriptedModel(default_script())
     await run(model, toolbox, store, adapter="grpo-0001")
     assert {request.adapter for _, request in model.requests} == {"grpo-0001"}
+
+
+async def test_only_the_sampled_roles_get_the_temperature(toolbox, store):
+    model = ScriptedModel(default_script())
+    result = await run(model, toolbox, store, sampling_temperature=0.8, sampled_roles=frozenset({"planner"}))
+    assert result.status == "finished"
+    temps = {(role, request.sampling.temperature) for role, request in model.requests}
+    assert ("planner", 0.8) in temps and ("extractor", 0.0) in temps and ("writer", 0.0) in temps
+    assert all((t == 0.8) == (role == "planner") for role, t in temps)
+    logged = {(e.payload["role"], e.payload["temperature"]) for e in store.events(result.run_id, "llm")}
+    assert logged == temps  # the trace says what each call was sampled under
+    model = ScriptedModel(default_script())  # None: every role samples
+    await run(model, toolbox, store, sampling_temperature=0.8)
+    assert {request.sampling.temperature for _, request in model.requests} == {0.8}

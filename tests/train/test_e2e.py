@@ -94,6 +94,9 @@ async def test_two_rounds_publish_and_next_runs_record_the_adapter(tmp_path):
             round2 = store.list_runs(limit=None, tags={"train_round": 2})
             assert len(round2) == 2 and all(llm_adapters(store, r.id) == {first} for r in round2)
             assert all(llm_adapters(store, r.id, roles=("extractor",)) <= {None} for r in round2)
+            # Untrained roles decode greedily in rollouts (greedy_untrained_roles); trained ones sample.
+            temps = {(e.payload["role"], e.payload["temperature"]) for r in round2 for e in store.events(r.id, "llm")}
+            assert all((t == 0.0) == (role == "extractor") for role, t in temps), temps
             rewards = store.events(round2[0].id, "reward")
             assert rewards and "outcome" in rewards[-1].payload["terms"]
             # A fresh run with what is served now records the published adapter.

@@ -91,6 +91,18 @@ def test_citation_term_rewards_verified_gold_citations():
     assert score_run(facts([cite("d9", True)]), no_gold, CFG).terms["citation"] == 1.0
 
 
+def test_evidence_term_is_the_share_of_gold_documents_a_finding_came_from():
+    two_gold = Q.model_copy(update={"gold_doc_ids": ["d1", "d2"]})
+    facts = lambda ids: RunFacts(run_id="r", status="finished", answer="x", evidence_doc_ids=ids)  # noqa: E731
+    assert score_run(facts(["d1", "d9"]), two_gold, CFG).terms["evidence"] == 0.5
+    assert score_run(facts(["d2", "d1"]), two_gold, CFG).terms["evidence"] == 1.0
+    assert score_run(facts([]), two_gold, CFG).terms["evidence"] == 0.0
+    no_gold = Q.model_copy(update={"gold_doc_ids": []})
+    assert "evidence" not in score_run(facts(["d1"]), no_gold, CFG).terms  # no basis: absent, not zero
+    weighted = RewardSettings(evidence=2.0, correctness=0, f1=0, citation=0, cost=0)
+    assert score_run(facts(["d1"]), two_gold, weighted).total == 1.0
+
+
 def test_cost_penalises_tool_calls_and_tokens():
     cheap = score_run(RunFacts(run_id="r", status="finished", answer="x", tool_calls=1, llm_tokens=1000), Q, CFG)
     dear = score_run(RunFacts(run_id="r", status="finished", answer="x", tool_calls=5, llm_tokens=9000), Q, CFG)
@@ -114,8 +126,12 @@ def test_facts_from_trace_read_status_usage_feedback_and_malformed_roles(store):
                      tool_calls=3, llm_tokens=2000)
     store.log_event(rid, "error", {"role": "writer", "attempt": 2, "error": "bad json"})
     store.add_feedback(rid, 0.5)
+    store.log_event(rid, "finding", {"claim": "c", "quote": "q", "source": "http://w/doc/d1", "doc_id": None})
+    store.log_event(rid, "finding", {"claim": "c", "quote": "q", "source": "http://w/doc/d7", "doc_id": "d7"})
+    store.log_event(rid, "finding", {"claim": "c2", "quote": "q2", "source": "http://w/doc/d7", "doc_id": "d7"})
     facts = facts_from_trace(store, rid, doc_id_for=lambda url: url.rsplit("/", 1)[-1])
     assert (facts.tool_calls, facts.llm_tokens, facts.feedback) == (3, 2000, [0.5])
+    assert facts.evidence_doc_ids == ["d1", "d7"]  # by url when the finding has no doc id; each once
     assert facts.citations[0]["doc_id"] == "d1" and facts.failed_roles == ["writer"]
     assert score_run(facts, Q, CFG).tier == "malformed"  # the writer never produced valid output
 
