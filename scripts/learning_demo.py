@@ -1,6 +1,6 @@
-"""Learning demonstration: GRPO on pool train questions, on this CPU, in at most an hour.
+"""Learning demonstration: GRPO on pool train questions, on this CPU, in under an hour of training.
 
-    .venv/bin/python scripts/learning_demo.py --minutes 50 --out /tmp/learning-demo
+    .venv/bin/python scripts/learning_demo.py --minutes 55 --out /tmp/learning-demo
     .venv/bin/python scripts/learning_demo.py --out /tmp/learning-demo --recheck 2 3   # more eval seeds, after
 
 Defaults: comparison questions; only the planner trained (the adapter answers only for it, and the
@@ -11,8 +11,9 @@ passes per round. Earlier configurations and why they changed: docs/results/READ
 
 1. The world: the pool questions' candidate documents (HotpotQA distractor setting: gold + distractors)
    served as the local web; the real graph and tools; SmolLM2-135M embedded.
-2. Dev reward before training: every dev question answered once per eval seed at the training
-   temperature; the run reward is the trainer's own reward (outcome tiers, F1, citations, cost).
+2. Dev reward before training: every dev question answered once per eval seed, decoded like the
+   rollouts (trained roles sample at the training temperature, the others greedily); the run reward is
+   the trainer's own reward (outcome tiers, F1, citations, evidence, cost).
 3. Training rounds (rollout G runs per question → score → one GRPO update) while another round fits in
    the training budget (--minutes). No eval gate here: this script measures dev itself.
 4. Dev reward after, with the same questions and seeds. The noise band is the spread over seeds.
@@ -133,8 +134,7 @@ async def run(args: argparse.Namespace) -> dict:
                                            "scale_rewards": args.scale_rewards})
     cfg.rewards = cfg.rewards.model_copy(update={"evidence": args.evidence_weight})
     if args.train_roles:  # a role weight of 0 drops that role's calls from the update (they cost nothing)
-        cfg.rewards = cfg.rewards.model_copy(update={"role_weights": {
-            role: float(role in args.train_roles) for role in ROLES}})
+        cfg.rewards = cfg.rewards.training_only(args.train_roles)
     cfg.rollout = cfg.rollout.model_copy(update={"concurrency": args.concurrency,
                                                  "questions_per_round": args.questions_per_round})
     registry = AdapterRegistry(out / "data" / "adapters")
@@ -280,7 +280,7 @@ def plot(summary: dict, path: Path) -> None:
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--minutes", type=float, default=50.0,
+    p.add_argument("--minutes", type=float, default=55.0,
                    help="training budget (rollouts + updates); the dev evals before and after come on top")
     p.add_argument("--out", type=Path, default=Path("/tmp/learning-demo"))
     p.add_argument("--train-questions", type=int, default=64)

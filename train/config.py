@@ -101,6 +101,12 @@ class RewardSettings(BaseModel):
         default_factory=dict, description="per-role loss weight, e.g. {'planner': 0.5}; missing roles = 1.0"
     )
 
+    def training_only(self, roles: set[str] | list[str]) -> RewardSettings:
+        """These settings with weight 1 for `roles` and 0 for every other agent role."""
+        from deepresearch.agent.prompts import ROLES
+
+        return self.model_copy(update={"role_weights": {role: float(role in roles) for role in ROLES}})
+
     def trained_roles(self) -> frozenset[str] | None:
         """The roles with a positive weight, when some role is left out (weight 0); None = every role.
         The adapter answers only for these roles, so what is not trained does not change."""

@@ -56,7 +56,9 @@ def _round_line(r: RoundReport) -> str:
     if r.failures:
         parts.append(f"{len(r.failures)} failed runs")
     if r.update is not None:
-        parts.append(f"{r.samples} samples, update {r.update.seconds:.0f} s ({r.update.tokens_per_s:.0f} tok/s) "
+        trained = f"{r.update.samples} of {r.samples} samples (roles trained)" if r.update.samples < r.samples \
+            else f"{r.samples} samples"
+        parts.append(f"{trained}, update {r.update.seconds:.0f} s ({r.update.tokens_per_s:.0f} tok/s) "
                      f"loss {r.update.loss:+.4f}")
     if r.adapter:
         parts.append(f"adapter {r.adapter}")
@@ -72,7 +74,7 @@ def _round_line(r: RoundReport) -> str:
 def _check_inputs(
     questions: Path | None, from_runs: bool, corpus: Path | None, dev: Path | None, group_size: int | None,
     rounds: int, per_round: int | None, temperature: float | None, launcher: str | None, num_processes: int | None,
-    watch: bool,
+    watch: bool, train_roles: str | None = None,
 ) -> None:
     if (questions is None) == (not from_runs):
         raise fail("give exactly one question source: --questions FILE or --from-runs")
@@ -93,17 +95,33 @@ def _check_inputs(
         raise fail(f"--launcher must be inprocess or accelerate (got {launcher!r})")
     if num_processes is not None and num_processes < 1:
         raise fail(f"--num-processes must be at least 1 (got {num_processes})")
+    if train_roles is not None:
+        parse_roles(train_roles)
+
+
+def parse_roles(text: str) -> list[str]:
+    """`planner,writer` → the roles, each one of the agent's; a clear error otherwise."""
+    from deepresearch.agent.prompts import ROLES
+
+    roles = [r.strip() for r in text.split(",") if r.strip()]
+    unknown = [r for r in roles if r not in ROLES]
+    if not roles or unknown:
+        raise fail(f"--train-roles: unknown role {', '.join(unknown) or '(none given)'}; the roles are: "
+                   f"{', '.join(ROLES)}")
+    return roles
 
 
 def _apply_overrides(cfg: TrainSettings, **kw: Any) -> TrainSettings:
     grpo = {k: v for k, v in {"num_generations": kw["group_size"], "temperature": kw["temperature"]}.items()
             if v is not None}
     rollout = {k: v for k, v in {"questions_per_round": kw["per_round"]}.items() if v is not None}
+    # weight 0 leaves a role out of the update; the adapter then answers only for the trained roles
+    rewards = cfg.rewards.training_only(parse_roles(kw["train_roles"])) if kw.get("train_roles") else cfg.rewards
     launch = {k: v for k, v in {"launcher": kw["launcher"], "accelerate_config": kw["accelerate_config"],
                                 "num_processes": kw["num_processes"]}.items() if v is not None}
     return cfg.model_copy(update={
         "grpo": cfg.grpo.model_copy(update=grpo), "rollout": cfg.rollout.model_copy(update=rollout),
-        "launch": cfg.launch.model_copy(update=launch),
+        "launch": cfg.launch.model_copy(update=launch), "rewards": rewards,
     })
 
 
@@ -118,6 +136,8 @@ def train(
     rounds: int = typer.Option(1, "--rounds", help="training rounds (with --watch: 0 = forever)"),
     per_round: int | None = typer.Option(None, "--questions-per-round", help="questions per round (default 4)"),
     temperature: float | None = typer.Option(None, "--temperature", help="rollout sampling temperature (default 1)"),
+    train_roles: str | None = typer.Option(None, "--train-roles", help="train only these roles, e.g. planner,writer "
+                                           "(the adapter answers only for them; default: every role)"),
     dev: Path | None = typer.Option(None, "--dev", help="dev QA jsonl for the eval gate (default: --questions)"),
     dev_split: str | None = typer.Option("dev", "--dev-split", help="split of the dev file ('' = all)"),
     dev_size: int | None = typer.Option(None, "--dev-size", help="dev questions per gate eval (default 16)"),
@@ -132,7 +152,7 @@ def train(
 ) -> None:
     """Train the policy model's LoRA adapter with GRPO on its own rollouts; publish it if evals do not regress."""
     _check_inputs(questions, from_runs, corpus, dev, group_size, rounds, per_round, temperature, launcher,
-                  num_processes, watch)
+                  num_processes, watch, train_roles)
     if corpus is not None and index is not None:
         raise fail("give --corpus FILE or --index NAME for the local web, not both")
     if export_samples is not None and export_samples.exists() and not export_samples.is_dir():
@@ -143,7 +163,7 @@ def train(
     settings = get_settings()
     cfg = _apply_overrides(train_settings(settings), group_size=group_size, temperature=temperature,
                            per_round=per_round, launcher=launcher, accelerate_config=accelerate_config,
-                           num_processes=num_processes)
+                           num_processes=num_processes, train_roles=train_roles)
     if cfg.launch.launcher == "accelerate":
         from deepresearch.train.launch import accelerate_config_path
 

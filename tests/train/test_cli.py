@@ -67,6 +67,22 @@ def test_bad_numbers(cli, qfile):
     one_line_error(cli(*base, "--temperature", "0"), "--temperature must be above 0")
     one_line_error(cli(*base, "--num-processes", "0"), "--num-processes must be at least 1")
     one_line_error(cli(*base, "--launcher", "slurm"), "--launcher must be inprocess or accelerate")
+    one_line_error(cli(*base, "--train-roles", "planner,pilot"), "--train-roles: unknown role pilot; the roles are:")
+    one_line_error(cli(*base, "--train-roles", ","), "--train-roles: unknown role (none given)")
+
+
+def test_train_roles_set_the_role_weights():
+    from deepresearch.agent.prompts import ROLES
+    from deepresearch.app.commands.train import _apply_overrides
+    from deepresearch.train.config import TrainSettings
+
+    cfg = _apply_overrides(TrainSettings(), group_size=None, temperature=None, per_round=None, launcher=None,
+                           accelerate_config=None, num_processes=None, train_roles="planner, writer")
+    assert cfg.rewards.role_weights == {role: float(role in ("planner", "writer")) for role in ROLES}
+    assert cfg.rewards.trained_roles() == {"planner", "writer"}
+    unchanged = _apply_overrides(TrainSettings(), group_size=None, temperature=None, per_round=None, launcher=None,
+                                 accelerate_config=None, num_processes=None, train_roles=None)
+    assert unchanged.rewards.role_weights == {} and unchanged.rewards.trained_roles() is None
 
 
 def test_bad_files_and_places(cli, qfile, tmp_path):
@@ -116,3 +132,15 @@ def test_adapters_list_use_rollback(cli, data_dir):
     assert cli("adapters", "rollback").stdout.strip() == "rolled back: serving grpo-0001"
     assert cli("adapters", "use", "base").stdout.strip() == "serving the base model"
     one_line_error(cli("adapters", "use", "../x"), "no adapter named '../x'")
+
+
+def test_round_line_says_how_many_samples_were_trained():
+    from deepresearch.app.commands.train import _round_line
+    from deepresearch.train.loop import RoundReport
+    from deepresearch.train.update import UpdateStats
+
+    stats = UpdateStats(optimizer_steps=1, samples=2, processed_tokens=600, seconds=6.0)
+    scoped = RoundReport(round=1, rollout_runs=2, samples=18, update=stats, adapter="grpo-0001", published=True)
+    assert "2 of 18 samples (roles trained), update 6 s (100 tok/s)" in _round_line(scoped)
+    every_role = scoped.model_copy(update={"samples": 2})
+    assert "· 2 samples, update 6 s" in _round_line(every_role)
