@@ -68,15 +68,11 @@ def facts_from_trace(store: TraceStore, run_id: str, doc_id_for: Any = None) -> 
     run = store.get_run(run_id)
     failed = [e.payload.get("role", "") for e in store.events(run_id, "error")
               if e.payload.get("role") and int(e.payload.get("attempt", 1)) >= 2]
-    citations = []
-    for c in run.citations:
-        doc_id = c.get("doc_id") or (doc_id_for(str(c.get("source", ""))) if doc_id_for else None)
-        citations.append({**c, "doc_id": doc_id})
-    evidence = []
-    for e in store.events(run_id, "finding"):
-        doc_id = e.payload.get("doc_id") or (doc_id_for(str(e.payload.get("source", ""))) if doc_id_for else None)
-        if doc_id and doc_id not in evidence:
-            evidence.append(doc_id)
+    def doc_id(item: dict[str, Any]) -> str | None:  # a citation or a finding: its doc id, else by its URL
+        return item.get("doc_id") or (doc_id_for(str(item.get("source", ""))) if doc_id_for else None)
+
+    citations = [{**c, "doc_id": doc_id(c)} for c in run.citations]
+    evidence = list(dict.fromkeys(d for e in store.events(run_id, "finding") if (d := doc_id(e.payload))))
     usage = run.usage or {}
     return RunFacts(
         run_id=run.id, status=run.status, answer=(run.answer or "").strip(), citations=citations,
