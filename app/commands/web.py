@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import signal
+
 import typer
 
 from ..console import fail, out
@@ -32,6 +34,9 @@ def serve(
             server.start()
         except OSError as exc:
             raise fail(f"cannot listen on 127.0.0.1:{port}: {exc.strerror}") from None
+        # SIGTERM (docker stop, kill, a supervisor) stops it like Ctrl-C does; that also works when the
+        # process was started with SIGINT ignored (a background job of a non-interactive shell).
+        signal.signal(signal.SIGTERM, signal.default_int_handler)
         out.print(f"serving index {name!r} ({local_index.bm25.count()} documents) at {server.url}", highlight=False)
         out.print(f"search it with: DEEPRESEARCH_TOOLS__SEARCH__SEARXNG_URL={server.url}  (Ctrl-C to stop)",
                   highlight=False)

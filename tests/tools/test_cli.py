@@ -97,6 +97,10 @@ def test_web_serve_serves_until_stopped(tmp_path):
         url = first.split(" at ")[1].strip()
         body = httpx.get(f"{url}/search", params={"q": "puffins burrows", "format": "json"}, timeout=10).json()
         assert body["results"][0]["doc_id"] == "d1"
+        proc.send_signal(signal.SIGTERM)  # as docker stop does; Ctrl-C (SIGINT) takes the same path
+        assert proc.wait(timeout=10) == 0
+        assert proc.stdout.read().strip().endswith("stopped")
     finally:
-        proc.send_signal(signal.SIGINT)
-        proc.wait(timeout=10)
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
