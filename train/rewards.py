@@ -68,6 +68,7 @@ def facts_from_trace(store: TraceStore, run_id: str, doc_id_for: Any = None) -> 
     run = store.get_run(run_id)
     failed = [e.payload.get("role", "") for e in store.events(run_id, "error")
               if e.payload.get("role") and int(e.payload.get("attempt", 1)) >= 2]
+
     def doc_id(item: dict[str, Any]) -> str | None:  # a citation or a finding: its doc id, else by its URL
         return item.get("doc_id") or (doc_id_for(str(item.get("source", ""))) if doc_id_for else None)
 
