@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 EMBEDDED_MODEL_NAME = "SmolLM2-135M-Instruct"
 
@@ -17,7 +17,9 @@ class ModelSettings(BaseModel):
     )
     name: str = EMBEDDED_MODEL_NAME
     base_url: str | None = Field(None, description="e.g. http://127.0.0.1:8000/v1 (backend=openai)")
-    api_key: str = "EMPTY"
+    # SecretStr: masked ("**********") in every dump, so no settings snapshot, trace or export can hold
+    # the key; code that needs it calls .get_secret_value().
+    api_key: SecretStr = Field(SecretStr("EMPTY"), description="bearer token for the model server")
     adapter: str | None = Field(None, description="LoRA adapter to request by name; None = base model")
     max_batch: int = Field(8, ge=1, le=256, description="embedded engine: requests decoded together")
     threads: int | None = Field(None, ge=1, description="torch threads for the embedded engine (default: cores)")

@@ -32,7 +32,7 @@ def build_model(settings: ModelSettings, *, cache_dir: Path, adapters_dir: Path 
     client = OpenAIChatModel(
         settings.base_url,
         settings.name,
-        settings.api_key,
+        settings.api_key.get_secret_value(),
         timeout_s=settings.request_timeout_s,
         max_retries=settings.max_retries,
         adapter_paths=adapter_paths,

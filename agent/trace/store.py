@@ -20,6 +20,7 @@ from deepresearch.agent.model.types import Completion
 from deepresearch.tools.base import ToolOutcome
 
 from .records import RunRecord, TraceEvent
+from .redact import redact_secrets
 from .schema import migrate
 
 
@@ -66,7 +67,7 @@ class TraceStore:
         with self._lock:
             self._conn.execute(
                 "INSERT INTO runs (id, question, settings, tags, created_at) VALUES (?, ?, ?, ?, ?)",
-                (run_id, question, _dumps(settings), _dumps(tags or {}), time.time()),
+                (run_id, question, _dumps(redact_secrets(settings)), _dumps(tags or {}), time.time()),
             )
         return run_id
 
@@ -137,7 +138,7 @@ class TraceStore:
             ).fetchall()
         return RunRecord(
             id=rid, question=question, status=status, created_at=_dt(created), finished_at=_dt(finished),
-            settings=json.loads(settings), tags=json.loads(tags), answer=answer, report=report,
+            settings=redact_secrets(json.loads(settings)), tags=json.loads(tags), answer=answer, report=report,
             citations=json.loads(citations), usage=json.loads(usage),
             feedback=[{"ts": ts, "score": s, "comment": c} for ts, s, c in fb],
         )

@@ -44,7 +44,7 @@ def check_server(s: Settings) -> Check:
         return False, "model.backend=openai but no model.base_url", "set DEEPRESEARCH_MODEL__BASE_URL"
     try:
         resp = httpx.get(s.model.base_url.rstrip("/") + "/models", timeout=5,
-                         headers={"Authorization": f"Bearer {s.model.api_key}"})
+                         headers={"Authorization": f"Bearer {s.model.api_key.get_secret_value()}"})
         resp.raise_for_status()
         names = [m.get("id") for m in resp.json().get("data", [])]
     except Exception as exc:  # any failure here is reported, not raised

@@ -332,7 +332,7 @@ def _base_model_dir(settings: Settings, cfg: TrainSettings) -> Path:
 def _extra_servers(settings: Settings, cfg: TrainSettings) -> list:
     from deepresearch.agent.model.openai_client import OpenAIChatModel
 
-    return [OpenAIChatModel(url, settings.model.name, settings.model.api_key,
+    return [OpenAIChatModel(url, settings.model.name, settings.model.api_key.get_secret_value(),
                             timeout_s=settings.model.request_timeout_s, max_retries=settings.model.max_retries)
             for url in cfg.rollout.model_urls]
 

@@ -1,0 +1,33 @@
+"""Run the real `deepresearch` console entry point in a child process, isolated from the user's setup."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+
+def clean_env(tmp: Path, **extra: str) -> dict[str, str]:
+    """The current environment minus any DEEPRESEARCH_* setting, with config and data under `tmp`."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DEEPRESEARCH_")}
+    env.update(XDG_CONFIG_HOME=str(tmp / "xdg-config"), XDG_CACHE_HOME=os.environ.get("XDG_CACHE_HOME", ""),
+               DEEPRESEARCH_DATA_DIR=str(tmp / "data"), OMP_WAIT_POLICY="PASSIVE", HF_HUB_OFFLINE="1")
+    if not env["XDG_CACHE_HOME"]:
+        del env["XDG_CACHE_HOME"]  # keep the user's model cache (~/.cache) where the tests expect it
+    env.update(extra)
+    return env
+
+
+def cli(*args: str, env: dict[str, str], timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "deepresearch", *args], capture_output=True, text=True,
+                          timeout=timeout, env=env, stdin=subprocess.DEVNULL)
+
+
+def one_error_line(proc: subprocess.CompletedProcess[str]) -> str:
+    """The single non-empty stderr line of a failed command (fails the test if there are more)."""
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert "Traceback" not in proc.stderr, proc.stderr[-3000:]
+    assert len(lines) == 1, proc.stderr[-3000:]
+    assert lines[0].startswith("error: "), lines[0]
+    return lines[0]
