@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
+import threading
 import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -93,10 +96,88 @@ async def test_system_is_read_only(python):
     assert "wrote" not in out["stdout"]
 
 
+def _host_shmem_bytes() -> int:
+    """tmpfs/shared-memory pages in use on the whole host (bwrap's tmpfs mounts included)."""
+    for line in Path("/proc/meminfo").read_text().splitlines():
+        if line.startswith("Shmem:"):
+            return int(line.split()[1]) * 1024
+    raise AssertionError("no Shmem line in /proc/meminfo")
+
+
+def _host_dev_shm_used() -> int:
+    st = os.statvfs("/dev/shm")
+    return (st.f_blocks - st.f_bfree) * st.f_frsize
+
+
+async def test_dev_is_minimal_and_dev_shm_is_capped():
+    """Code that writes 16 x 60 MB into /dev/shm (host memory, unseen by RLIMIT_AS) is stopped at the cap."""
+    tool = PythonTool(SandboxSettings(wall_timeout_s=10, cpu_s=8, memory_mb=512))
+    shmem_before, dev_shm_before = _host_shmem_bytes(), _host_dev_shm_used()
+    peak = [shmem_before]
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.wait(0.05):
+            peak[0] = max(peak[0], _host_shmem_bytes())
+
+    sampler = threading.Thread(target=sample)
+    sampler.start()
+    try:
+        out = await run(tool, (
+            "import os, time\n"
+            "written = 0\n"
+            "try:\n"
+            "    for i in range(16):\n"
+            "        fd = os.open(f'/dev/shm/fill{i}', os.O_WRONLY | os.O_CREAT)\n"
+            "        for _ in range(60):\n"
+            "            written += os.write(fd, bytes(1 << 20))\n"
+            "except OSError as e:\n"
+            "    print('shm stopped:', e.strerror)\n"
+            "print('shm MB', written >> 20)\n"
+            "for p in ['/dev/evil', '/dev/shm/../evil2']:\n"
+            "    try:\n"
+            "        open(p, 'wb').write(b'x'); print('wrote', p)\n"
+            "    except OSError as e:\n"
+            "        print('denied', p, e.strerror)\n"
+            "print(sorted(os.listdir('/dev')))\n"
+            "time.sleep(1)  # hold what was written while the host is measured\n"
+        ))
+    finally:
+        done.set()
+        sampler.join()
+    lines = out["stdout"].splitlines()
+    assert lines[0] == "shm stopped: No space left on device", out
+    assert int(lines[1].split()[2]) <= 16  # the cap, not 960 MB
+    assert lines[2].startswith("denied /dev/evil") and lines[3].startswith("denied /dev/shm/../evil2"), out
+    assert "sda" not in lines[4] and "null" in lines[4]
+    assert peak[0] - shmem_before < 200 * 1024 * 1024  # host memory did not take the 960 MB
+    assert _host_dev_shm_used() - dev_shm_before < 50 * 1024 * 1024
+    assert (await run(tool, "import multiprocessing as m; l = m.Lock(); print('lock ok')"))["stdout"] == "lock ok\n"
+
+
+def _pids_with(marker: str) -> list[int]:
+    """Processes whose command line holds `marker`: one sandbox's processes, not another run's."""
+    found = []
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                cmdline = Path(entry.path, "cmdline").read_bytes()
+            except OSError:
+                continue
+            if marker.encode() in cmdline:
+                found.append(int(entry.name))
+    return found
+
+
 async def test_fork_bomb_is_contained(python):
+    # The code re-executes itself with a marker argument that every fork inherits, so the checks below
+    # count this sandbox's processes only (other tests or runs may have sandboxes of the same uid).
+    marker = f"forkbomb-{uuid.uuid4().hex}"
     start = time.perf_counter()
-    out = await run(python, (
-        "import os, time\n"
+    task = asyncio.create_task(run(python, (
+        "import os, sys, time\n"
+        f"if sys.argv[1:] != ['{marker}']:\n"
+        f"    os.execv('/usr/bin/python3', ['/usr/bin/python3', '-I', '/work/main.py', '{marker}'])\n"
         "children = 0\n"
         "for _ in range(10_000):\n"
         "    try:\n"
@@ -109,13 +190,18 @@ async def test_fork_bomb_is_contained(python):
         "while True:\n"
         "    try: os.fork()\n"
         "    except OSError: pass\n"
-    ))
+    )))
+    most = 0
+    while not task.done():
+        most = max(most, len(_pids_with(marker)))
+        await asyncio.sleep(0.05)
+    out = await task
+    assert most > 10  # the check sees this sandbox's forks while they live, so "none left" means something
     assert out["stdout"].startswith("children ") and int(out["stdout"].split()[1]) <= 40  # RLIMIT_NPROC held
     assert out["limit"] in ("wall_time", "cpu_time") and not out["ok"]
     assert time.perf_counter() - start < 8
     time.sleep(0.5)
-    leftover = subprocess.run(["pgrep", "-u", "65534", "-f", "main.py"], capture_output=True, text=True).stdout
-    assert leftover == ""  # every forked child died with the sandbox
+    assert _pids_with(marker) == []  # every forked child died with the sandbox
     host_is_healthy()
 
 

@@ -5,7 +5,9 @@ Layers, outermost first:
   RLIMIT_NPROC for root, so a fork bomb would otherwise be unbounded;
 - prlimit: address space, CPU seconds, processes, file size, open files, no core dumps;
 - bwrap: new user/pid/net/ipc/uts/cgroup namespaces (no network at all), read-only /usr, no home,
-  a size-capped /tmp, a fresh work dir as the only writable host path, a cleared environment;
+  a read-only minimal /dev (null, zero, random, …), size-capped tmpfs for /tmp and /dev/shm (tmpfs pages
+  are host memory that RLIMIT_AS does not count), a fresh work dir as the only writable host path, a
+  cleared environment;
 - here: a wall-clock timeout, an output cap and a disk-use watchdog, each killing the process group.
 """
 
@@ -28,6 +30,7 @@ from deepresearch.tools.config import SandboxSettings
 WORK = "/work"
 SCRIPT = "main.py"
 TMPFS_BYTES = 64 * 1024 * 1024
+SHM_BYTES = 16 * 1024 * 1024  # POSIX shared memory / multiprocessing locks need little
 _RO_ETC = ("/etc/alternatives", "/etc/ld.so.cache", "/etc/fonts", "/etc/matplotlibrc", "/etc/localtime")
 _USR_LINKS = ("bin", "lib", "lib64", "sbin")
 
@@ -125,7 +128,10 @@ def _command(settings: SandboxSettings, limits: RunLimits, workdir: Path, run_ui
     for path in _RO_ETC:
         cmd += ["--ro-bind-try", path, path]
     cmd += [
-        "--proc", "/proc", "--dev", "/dev", "--size", str(TMPFS_BYTES), "--tmpfs", "/tmp",
+        # bwrap's /dev is itself an uncapped tmpfs (its shm/ a plain folder in it): give /dev/shm its own
+        # capped tmpfs, then make the rest of /dev read-only (device nodes still work; new files do not).
+        "--proc", "/proc", "--dev", "/dev", "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm", "--remount-ro", "/dev",
+        "--size", str(TMPFS_BYTES), "--tmpfs", "/tmp",
         "--bind", str(workdir), WORK, "--remount-ro", "/", "--chdir", WORK,
         "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "HOME", "/tmp", "--setenv", "LANG", "C.UTF-8",
         "--setenv", "MPLBACKEND", "Agg", "--setenv", "MPLCONFIGDIR", "/tmp/matplotlib",
