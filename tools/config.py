@@ -73,7 +73,9 @@ class EmbeddingSettings(_Strict):
 
 
 class BrowserSettings(_Strict):
-    timeout_s: float = Field(20.0, gt=0, description="whole open() call, including rendering")
+    timeout_s: float = Field(
+        20.0, gt=0, description="one deadline for the whole open() call: robots.txt, fetches, Chromium render"
+    )
     connect_timeout_s: float = Field(5.0, gt=0)
     max_bytes: int = Field(10_000_000, ge=1_000, description="response bodies larger than this are refused")
     max_redirects: int = Field(5, ge=0, le=20)

@@ -16,7 +16,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from deepresearch.tools.base import ToolFailure
-from deepresearch.tools.browser.fetch import Fetcher
+from deepresearch.tools.browser.fetch import Fetched, Fetcher
 from deepresearch.tools.config import BrowserSettings
 
 SKIPPED_RESOURCES = frozenset(
@@ -39,6 +39,16 @@ class _Tab:
         self.context = context
         self.page = page
         self.navigation_errors: list[ToolFailure] = []
+        # Per render: when every request it makes must be answered by, and the page the fast path
+        # already fetched (served to the first navigation instead of fetching it a second time).
+        self.deadline: float | None = None
+        self.document: Fetched | None = None
+
+
+def _same_document(a: str, b: str) -> bool:
+    """Whether Chromium's request URL is the URL we fetched (it drops the fragment, adds a root '/')."""
+    pa, pb = urlsplit(a), urlsplit(b)
+    return (pa.scheme, pa.netloc, pa.path or "/", pa.query) == (pb.scheme, pb.netloc, pb.path or "/", pb.query)
 
 
 class BrowserPool:
@@ -91,8 +101,14 @@ class BrowserPool:
             if not main_frame and self._dead_hosts.get(host, 0.0) > time.monotonic():
                 await route.abort("namenotresolved")  # ad-heavy pages ask the same dead host dozens of times
                 return
+            document = tab.document
+            if main_frame and document is not None and _same_document(request.url, document.url):
+                tab.document = None  # once: a reload or a script's navigation to it fetches afresh
+                headers = {k: v for k, v in document.headers.items() if k.lower() not in _HOP_HEADERS}
+                await route.fulfill(status=document.status, headers=headers, body=document.body)
+                return
             try:
-                hop = await self.fetcher.hop(request.url)
+                hop = await self.fetcher.hop(request.url, deadline=tab.deadline)
             except ToolFailure as exc:
                 if main_frame:
                     tab.navigation_errors.append(exc)
@@ -107,33 +123,38 @@ class BrowserPool:
         tab.page = await context.new_page()
         return tab
 
-    async def render(self, url: str, *, time_limit_s: float) -> Rendered:
-        """Load `url` in a pooled tab; raises TimeoutError past `time_limit_s` (counted from getting a tab)."""
-        async with self._slots:
-            browser = await self._ensure_browser()  # a one-off start-up cost, not the page's slowness
-            async with asyncio.timeout(time_limit_s):
-                return await self._render_in_tab(browser, url)
+    async def render(self, url: str, *, deadline: float, document: Fetched | None = None) -> Rendered:
+        """Load `url` in a pooled tab; raises TimeoutError at `deadline` (event-loop time), which covers
+        waiting for a slot, starting Chromium and every request the page makes. `document`, when given,
+        is the already fetched response for `url`, served to the navigation instead of a second fetch."""
+        async with asyncio.timeout_at(deadline), self._slots:
+            browser = await self._ensure_browser()
+            return await self._render_in_tab(browser, url, deadline, document)
 
-    async def _render_in_tab(self, browser: Any, url: str) -> Rendered:
+    async def _render_in_tab(self, browser: Any, url: str, deadline: float, document: Fetched | None) -> Rendered:
         tab = self._idle.pop() if self._idle else await self._new_tab(browser)
         tab.navigation_errors.clear()
+        tab.deadline, tab.document = deadline, document
         healthy = False
         try:
+            left_s = deadline - asyncio.get_running_loop().time()
             try:
-                await tab.page.goto(url, wait_until="load", timeout=self.settings.timeout_s * 1000)
+                await tab.page.goto(url, wait_until="load", timeout=max(left_s, 0.001) * 1000)
             except Exception as exc:
                 if tab.navigation_errors:
                     raise tab.navigation_errors[0] from None
                 raise ToolFailure("render_failed", f"Chromium could not load {url}: {_first_line(exc)}") from None
             if tab.navigation_errors:  # e.g. a redirect hop that the policy refused
                 raise tab.navigation_errors[0]
-            if self.settings.render_settle_s > 0:  # let scripts that fetch content after load finish
+            settle_s = min(self.settings.render_settle_s, deadline - asyncio.get_running_loop().time())
+            if settle_s > 0:  # let scripts that fetch content after load finish
                 with contextlib.suppress(Exception):
-                    await tab.page.wait_for_load_state("networkidle", timeout=self.settings.render_settle_s * 1000)
+                    await tab.page.wait_for_load_state("networkidle", timeout=settle_s * 1000)
             rendered = Rendered(url=tab.page.url, html=await tab.page.content())
             healthy = True
             return rendered
         finally:
+            tab.document = None
             if healthy:
                 self._idle.append(tab)
             else:  # a tab that failed or was cancelled mid-load is not reused

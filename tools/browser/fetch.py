@@ -64,15 +64,27 @@ class Fetcher:
             headers={"User-Agent": settings.user_agent, "Accept-Encoding": "gzip, deflate"},
         )
 
-    async def hop(self, url: str, *, max_bytes: int | None = None, headers: dict[str, str] | None = None) -> Hop:
+    def time_left(self, url: str, deadline: float | None) -> float:
+        """Seconds one hop may take: the per-hop limit, cut to what is left of the caller's deadline
+        (event-loop time), so the phases of one tool call share a single budget."""
+        if deadline is None:
+            return self.settings.timeout_s
+        left = deadline - asyncio.get_running_loop().time()
+        if left <= 0:
+            raise ToolFailure("timeout", f"{url}: no time left within the call's time limit")
+        return min(self.settings.timeout_s, left)
+
+    async def hop(
+        self, url: str, *, max_bytes: int | None = None, headers: dict[str, str] | None = None,
+        deadline: float | None = None,
+    ) -> Hop:
         """One request, no redirect following. Bodies over the cap raise ToolFailure('too_large')."""
         check_url(url)
         cap = max_bytes or self.settings.max_bytes
+        limit = self.time_left(url, deadline)
         try:
             # A total deadline per hop: a server that trickles bytes forever must not hold us.
-            async with asyncio.timeout(self.settings.timeout_s), self.client.stream(
-                "GET", url, headers=headers
-            ) as response:
+            async with asyncio.timeout(limit), self.client.stream("GET", url, headers=headers) as response:
                 declared = response.headers.get("content-length")
                 if declared and declared.isdigit() and int(declared) > cap:
                     raise ToolFailure("too_large", f"{url}: {int(declared)} bytes is over the {cap}-byte limit")
@@ -91,11 +103,12 @@ class Fetcher:
         except httpx.HTTPError as exc:
             raise ToolFailure("network", f"{url}: {type(exc).__name__}: {exc}") from None
 
-    async def fetch(self, url: str, *, max_bytes: int | None = None) -> Fetched:
-        """GET following redirects; every hop is a new guarded connection to a re-checked URL."""
+    async def fetch(self, url: str, *, max_bytes: int | None = None, deadline: float | None = None) -> Fetched:
+        """GET following redirects; every hop is a new guarded connection to a re-checked URL. All hops
+        together end by `deadline` (event-loop time) when one is given."""
         redirects: list[str] = []
         for _ in range(self.settings.max_redirects + 1):
-            hop = await self.hop(url, max_bytes=max_bytes)
+            hop = await self.hop(url, max_bytes=max_bytes, deadline=deadline)
             location = hop.headers.get("location")
             if hop.status in REDIRECTS and location:
                 redirects.append(url)

@@ -3,6 +3,9 @@
 Order of work: local:// documents come from the index with no network; web pages go through robots.txt,
 then the httpx fast path (guarded, size-capped), then Chromium when the page needs JavaScript, the fast
 path found too little text, or the caller asked. PDFs become text with pypdf. Anything else is refused.
+
+One deadline (`timeout_s`) covers the whole call: robots.txt, every fetch and redirect, and the Chromium
+render each get what is left of it, never a fresh allowance of their own.
 """
 
 from __future__ import annotations
@@ -11,8 +14,7 @@ import asyncio
 import hashlib
 import re
 from collections import OrderedDict
-from collections.abc import Awaitable
-from typing import ClassVar, Literal, TypeVar
+from typing import ClassVar, Literal
 
 from deepresearch.tools.base import Tool, ToolFailure
 from deepresearch.tools.browser.chromium import BrowserPool
@@ -32,7 +34,9 @@ from pydantic import BaseModel, Field
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 TEXT_TYPES = frozenset({"text/plain", "text/markdown", "text/csv", "application/json", "text/xml", "application/xml"})
 PAGE_CACHE_SIZE = 256
-T = TypeVar("T")
+# robots.txt may use at most this share of the call's time: a site that trickles it must leave time for
+# the page itself (an unanswered robots.txt counts as "no rules", as an unreachable one does).
+ROBOTS_SHARE = 0.25
 _SCRIPT_TAG = re.compile(r"<script[\s>]", re.IGNORECASE)
 _META_CHARSET = re.compile(rb"<meta[^>]+charset=[\"']?([A-Za-z0-9_-]+)", re.IGNORECASE)
 
@@ -123,16 +127,14 @@ class BrowserTool(Tool[OpenInput, OpenOutput]):
         if url.startswith("local://"):
             result = self._open_local(url)
         else:
-            result = await self._open_web(url, render_js=args.render_js)
+            deadline = asyncio.get_running_loop().time() + self.settings.timeout_s
+            try:
+                async with asyncio.timeout_at(deadline):
+                    result = await self._open_web(url, render_js=args.render_js, deadline=deadline)
+            except TimeoutError:
+                raise ToolFailure("timeout", f"{url}: not done within {self.settings.timeout_s:g}s") from None
         self._remember(result)
         return result
-
-    async def _within_limit(self, url: str, work: Awaitable[T]) -> T:
-        try:
-            async with asyncio.timeout(self.settings.timeout_s):
-                return await work
-        except TimeoutError:
-            raise ToolFailure("timeout", f"{url}: not done within {self.settings.timeout_s:g}s") from None
 
     def _open_local(self, url: str) -> OpenOutput:
         parsed = parse_local_url(url)
@@ -149,13 +151,15 @@ class BrowserTool(Tool[OpenInput, OpenOutput]):
             url, local_url(index_name, doc_id), doc.title, doc.text, [], "local", "text/plain", doc_id=doc.id
         )
 
-    async def _open_web(self, url: str, *, render_js: bool) -> OpenOutput:
+    async def _open_web(self, url: str, *, render_js: bool, deadline: float) -> OpenOutput:
         host, port = check_url(url)
         if self.offline and not self.policy.host_allowed(host, port):
             raise ToolFailure("offline", f"offline mode: {host} is not a local address on the allow-list")
-        if self.settings.respect_robots and not await self._within_limit(url, self.robots.allowed(url)):
-            raise ToolFailure("robots", f"robots.txt of {host} disallows {url}")
-        fetched = await self._within_limit(url, self.fetcher.fetch(url))
+        if self.settings.respect_robots:
+            robots_deadline = min(deadline, asyncio.get_running_loop().time() + self.settings.timeout_s * ROBOTS_SHARE)
+            if not await self.robots.allowed(url, deadline=robots_deadline):
+                raise ToolFailure("robots", f"robots.txt of {host} disallows {url}")
+        fetched = await self.fetcher.fetch(url, deadline=deadline)
         if fetched.status >= 400:
             raise ToolFailure("http_error", f"{url}: HTTP {fetched.status}")
         kind = _kind(fetched)
@@ -175,9 +179,10 @@ class BrowserTool(Tool[OpenInput, OpenOutput]):
         if kind == "text":
             text = _decode(fetched.body, content_type_header)
             return self._result(url, fetched.url, "", text, [], "text", fetched.content_type)
-        return await self._html(url, fetched, _decode(fetched.body, content_type_header), render_js=render_js)
+        return await self._html(url, fetched, _decode(fetched.body, content_type_header), render_js=render_js,
+                                deadline=deadline)
 
-    async def _html(self, url: str, fetched: Fetched, html: str, *, render_js: bool) -> OpenOutput:
+    async def _html(self, url: str, fetched: Fetched, html: str, *, render_js: bool, deadline: float) -> OpenOutput:
         mode = self.settings.render
         forced = mode == "always" or (mode == "auto" and render_js)
         page = ExtractedPage(title="", text="", links=[])
@@ -190,8 +195,8 @@ class BrowserTool(Tool[OpenInput, OpenOutput]):
         if not wants_browser:
             return self._result(url, fetched.url, page.title, page.text, page.links, "httpx", fetched.content_type)
         try:
-            # The time limit starts once a browser slot is free: queueing behind other renders is not slowness.
-            rendered = await self.browser.render(fetched.url, time_limit_s=self.settings.timeout_s)
+            # Chromium gets the page we already have (no second fetch) and what is left of the deadline.
+            rendered = await self.browser.render(fetched.url, deadline=deadline, document=fetched)
         except TimeoutError:
             raise ToolFailure("timeout", f"{url}: rendering not done within {self.settings.timeout_s:g}s") from None
         except ToolFailure as exc:
