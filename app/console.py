@@ -4,12 +4,20 @@ from __future__ import annotations
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 out = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True)
 
 
+def one_line(message: str) -> str:
+    """`message` as one printable line: whitespace runs (newlines too) become one space, and characters
+    that cannot be encoded (undecodable bytes from the environment or a file name) become escapes."""
+    return " ".join(message.split()).encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def fail(message: str, code: int = 2) -> typer.Exit:
     """Print one clear error line and return the Exit to raise (`raise fail(...)`)."""
-    err.print(f"[bold red]error:[/] {message}", highlight=False)
+    # escape(): the message quotes user input (paths, values), which must not be read as rich markup.
+    err.print(f"[bold red]error:[/] {escape(one_line(message))}", highlight=False)
     return typer.Exit(code)

@@ -7,7 +7,6 @@ Precedence, lowest first: defaults < TOML file (~/.config/deepresearch/config.to
 from __future__ import annotations
 
 import os
-import tomllib
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
@@ -20,12 +19,19 @@ from deepresearch.train.config import TrainSettings
 from pydantic import BaseModel, Field, ValidationError, model_validator
 from pydantic_settings import (
     BaseSettings,
+    InitSettingsSource,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
-    TomlConfigSettingsSource,
 )
+from pydantic_settings import SettingsError as SourceError
+
+from .settings_sources import SettingsError, check_environment, read_toml
+
+__all__ = ["ENV_PREFIX", "Paths", "Settings", "SettingsError", "get_settings", "load_settings", "set_settings"]
 
 ENV_PREFIX = "DEEPRESEARCH_"
+# DEEPRESEARCH_* variables that are not settings but name the config file.
+NOT_SETTINGS = {ENV_PREFIX + "CONFIG"}
 
 
 def _xdg(var: str, fallback: str) -> Path:
@@ -34,10 +40,6 @@ def _xdg(var: str, fallback: str) -> Path:
 
 def default_config_path() -> Path:
     return _xdg("XDG_CONFIG_HOME", ".config") / "config.toml"
-
-
-class SettingsError(ValueError):
-    """A bad setting; the message is one line naming the key and where it came from."""
 
 
 class Paths(BaseModel):
@@ -67,7 +69,8 @@ class Paths(BaseModel):
         return self.data_dir / "memory"
 
 
-_config_file: ContextVar[Path | None] = ContextVar("deepresearch_config_file", default=None)
+# The parsed config file of the load in progress (read once, by load_settings, with clear errors).
+_config_data: ContextVar[dict[str, Any] | None] = ContextVar("deepresearch_config_data", default=None)
 
 
 class Settings(BaseSettings):
@@ -104,18 +107,9 @@ class Settings(BaseSettings):
         dotenv_settings: PydanticBaseSettingsSource,
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
-        path = _config_file.get()
-        toml = TomlConfigSettingsSource(settings_cls, toml_file=path) if path else None
+        data = _config_data.get()
+        toml = InitSettingsSource(settings_cls, init_kwargs=data) if data else None
         return tuple(s for s in (init_settings, env_settings, toml) if s is not None)
-
-
-def _read_toml(path: Path) -> dict[str, Any]:
-    try:
-        return tomllib.loads(path.read_text())
-    except tomllib.TOMLDecodeError as exc:
-        raise SettingsError(f"{path}: not valid TOML: {exc}") from None
-    except OSError as exc:
-        raise SettingsError(f"{path}: cannot read config file: {exc.strerror}") from None
 
 
 def _has_key(data: dict[str, Any], loc: tuple[str, ...]) -> bool:
@@ -138,25 +132,39 @@ def _origin(loc: tuple[str, ...], overrides: dict[str, Any], toml: dict[str, Any
     return "defaults"
 
 
+def _is_file(path: Path) -> bool:
+    """Path.is_file(), with the errors it can raise (a folder we may not enter, a name too long) as
+    one SettingsError line instead of a traceback."""
+    try:
+        return path.is_file()
+    except ValueError:  # an embedded NUL: no such file can exist
+        return False
+    except OSError as exc:
+        raise SettingsError(f"{path}: cannot read config file: {exc.strerror or exc}") from None
+
+
 def load_settings(config: Path | None = None, **overrides: Any) -> Settings:
     """Build settings from every source. Raises SettingsError with one clear line."""
     explicit = config or (Path(os.environ[ENV_PREFIX + "CONFIG"]) if os.environ.get(ENV_PREFIX + "CONFIG") else None)
-    if explicit is not None and not explicit.is_file():
+    if explicit is not None and not _is_file(explicit):
         raise SettingsError(f"config file not found: {explicit}")
-    path = explicit or (default_config_path() if default_config_path().is_file() else None)
-    toml = _read_toml(path) if path else {}
-    token = _config_file.set(path)
+    path = explicit or (default_config_path() if _is_file(default_config_path()) else None)
+    toml = read_toml(path) if path else {}
+    check_environment(Settings, os.environ, ENV_PREFIX, NOT_SETTINGS)
+    token = _config_data.set(toml)
     try:
         return Settings(**overrides)
+    except SourceError as exc:  # a value pydantic-settings could not parse, not caught above
+        raise SettingsError(f"bad setting in the environment: {' '.join(str(exc).split())}") from None
     except ValidationError as exc:
         err = exc.errors()[0]
         loc = tuple(str(p) for p in err["loc"])
         key = ".".join(loc)
         where = _origin(loc, overrides, toml, path)
-        reason = "unknown setting" if err["type"] == "extra_forbidden" else err["msg"]
+        reason = "unknown setting" if err["type"] == "extra_forbidden" else " ".join(str(err["msg"]).split())
         raise SettingsError(f"bad setting '{key}' ({where}): {reason}") from None
     finally:
-        _config_file.reset(token)
+        _config_data.reset(token)
 
 
 _current: Settings | None = None
