@@ -10,10 +10,12 @@ import typer
 from deepresearch import __version__
 
 from .console import fail, out
+from .errors import ErrorBoundary, preflight
 from .settings import SettingsError, load_settings, set_settings
 
 app = typer.Typer(
     name="deepresearch",
+    cls=ErrorBoundary,
     help="A deep-research agent that runs on your own model and improves itself from its own use.",
     no_args_is_help=True,
     add_completion=False,
@@ -32,6 +34,7 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def _root(
+    ctx: typer.Context,
     config: Path | None = typer.Option(
         None, "--config", help="TOML settings file (default ~/.config/deepresearch/config.toml)"
     ),
@@ -42,9 +45,11 @@ def _root(
 ) -> None:
     overrides = {"data_dir": data_dir} if data_dir else {}
     try:
-        set_settings(load_settings(config, **overrides))
+        settings = load_settings(config, **overrides)
+        preflight(settings, ctx.invoked_subcommand)
     except SettingsError as exc:
         raise fail(str(exc)) from None
+    set_settings(settings)
 
 
 for _name in COMMAND_MODULES:

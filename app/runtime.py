@@ -98,15 +98,20 @@ async def open_runtime(
 
     quiet_libraries()
     index = index or settings.index
-    ensure_index(settings, index)
+    # The trace store first: a damaged one is reported before minutes go into indexing or loading a model.
     store = TraceStore(settings.paths.traces_db)
-    own_model = model is None
-    chat_model = model or build_model_from(settings)
-    toolbox = build_toolbox(settings.tools, offline=offline, index=index)
     try:
-        yield AgentRuntime(settings=settings, store=store, model=chat_model, toolbox=toolbox)
+        ensure_index(settings, index)
+        own_model = model is None
+        chat_model = model or build_model_from(settings)
+        try:
+            toolbox = build_toolbox(settings.tools, offline=offline, index=index)
+            try:
+                yield AgentRuntime(settings=settings, store=store, model=chat_model, toolbox=toolbox)
+            finally:
+                await toolbox.close()
+        finally:
+            if own_model:
+                await chat_model.close()
     finally:
-        await toolbox.close()
-        if own_model:
-            await chat_model.close()
         store.close()

@@ -12,6 +12,7 @@ import threading
 import time
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ from typing import Any
 from deepresearch.agent.model.types import Completion
 from deepresearch.tools.base import ToolOutcome
 
+from .health import TraceStoreCorrupt, check_header, is_corruption
 from .records import RunRecord, TraceEvent
 from .redact import redact_secrets
 from .schema import migrate
@@ -42,17 +44,36 @@ class RunNotFound(KeyError):
 
 
 class TraceStore:
+    """Raises TraceStoreCorrupt (one line, with the path) when the database file is damaged: at open
+    for a bad header or schema, or later when a read or write runs into a damaged page."""
+
     def __init__(self, path: Path):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        check_header(self.path)
+        self._lock = threading.Lock()
         # autocommit (isolation_level=None): each statement is its own durable transaction.
         self._conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=30)
-        self._conn.execute("PRAGMA journal_mode=WAL")
-        self._conn.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL survives process kills
-        self._conn.execute("PRAGMA foreign_keys=ON")
-        self._lock = threading.Lock()
+        try:
+            with self._db() as db:
+                db.execute("PRAGMA journal_mode=WAL")
+                db.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL survives process kills
+                db.execute("PRAGMA foreign_keys=ON")
+                migrate(db)  # reads the schema: a truncated file fails here, at start-up
+        except BaseException:
+            self._conn.close()
+            raise
+
+    @contextmanager
+    def _db(self) -> Iterator[sqlite3.Connection]:
+        """The connection, under the lock; damage found while using it becomes TraceStoreCorrupt."""
         with self._lock:
-            migrate(self._conn)
+            try:
+                yield self._conn
+            except sqlite3.DatabaseError as exc:
+                if is_corruption(exc):
+                    raise TraceStoreCorrupt(self.path, str(exc)) from None
+                raise
 
     def close(self) -> None:
         with self._lock:
@@ -64,8 +85,8 @@ class TraceStore:
         run_id: str | None = None,
     ) -> str:
         run_id = run_id or uuid.uuid4().hex[:12]
-        with self._lock:
-            self._conn.execute(
+        with self._db() as db:
+            db.execute(
                 "INSERT INTO runs (id, question, settings, tags, created_at) VALUES (?, ?, ?, ?, ?)",
                 (run_id, question, _dumps(redact_secrets(settings)), _dumps(tags or {}), time.time()),
             )
@@ -73,9 +94,9 @@ class TraceStore:
 
     def log_event(self, run_id: str, kind: str, payload: dict[str, Any]) -> int:
         """Append one event and commit it; returns its sequence number within the run."""
-        with self._lock:
+        with self._db() as db:
             # The INSERT ... SELECT picks the next seq atomically inside one statement.
-            cur = self._conn.execute(
+            cur = db.execute(
                 "INSERT INTO events (run_id, seq, kind, ts, payload) "
                 "SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ? FROM events WHERE run_id = ? "
                 "RETURNING seq",
@@ -102,8 +123,8 @@ class TraceStore:
         self, run_id: str, status: str, answer: str | None, report: str | None,
         citations: list[dict[str, Any]], usage: dict[str, Any],
     ) -> None:
-        with self._lock:
-            cur = self._conn.execute(
+        with self._db() as db:
+            cur = db.execute(
                 "UPDATE runs SET status=?, finished_at=?, answer=?, report=?, citations=?, usage=? WHERE id=?",
                 (status, time.time(), answer, report, _dumps(citations), _dumps(usage), run_id),
             )
@@ -113,27 +134,27 @@ class TraceStore:
 
     def add_feedback(self, run_id: str, score: float, comment: str | None = None) -> None:
         self._require(run_id)
-        with self._lock:
-            self._conn.execute(
+        with self._db() as db:
+            db.execute(
                 "INSERT INTO feedback (run_id, ts, score, comment) VALUES (?, ?, ?, ?)",
                 (run_id, time.time(), float(score), comment),
             )
         self.log_event(run_id, "feedback", {"score": score, "comment": comment})
 
     def set_status(self, run_id: str, status: str) -> None:
-        with self._lock:
-            self._conn.execute("UPDATE runs SET status=? WHERE id=?", (status, run_id))
+        with self._db() as db:
+            db.execute("UPDATE runs SET status=? WHERE id=?", (status, run_id))
 
     # --- reading --------------------------------------------------------------------------
     def _require(self, run_id: str) -> None:
-        with self._lock:
-            if self._conn.execute("SELECT 1 FROM runs WHERE id=?", (run_id,)).fetchone() is None:
+        with self._db() as db:
+            if db.execute("SELECT 1 FROM runs WHERE id=?", (run_id,)).fetchone() is None:
                 raise RunNotFound(run_id)
 
     def _record(self, row: tuple) -> RunRecord:
         (rid, question, settings, tags, status, created, finished, answer, report, citations, usage) = row
-        with self._lock:
-            fb = self._conn.execute(
+        with self._db() as db:
+            fb = db.execute(
                 "SELECT ts, score, comment FROM feedback WHERE run_id=? ORDER BY ts", (rid,)
             ).fetchall()
         return RunRecord(
@@ -146,13 +167,16 @@ class TraceStore:
     _COLUMNS = "id, question, settings, tags, status, created_at, finished_at, answer, report, citations, usage"
 
     def get_run(self, run_id: str) -> RunRecord:
-        with self._lock:
-            row = self._conn.execute(f"SELECT {self._COLUMNS} FROM runs WHERE id=?", (run_id,)).fetchone()
+        with self._db() as db:
+            row = db.execute(f"SELECT {self._COLUMNS} FROM runs WHERE id=?", (run_id,)).fetchone()
         if row is None:
-            # Let a unique prefix stand for the id, as `git` does.
-            with self._lock:
-                rows = self._conn.execute(
-                    f"SELECT {self._COLUMNS} FROM runs WHERE id LIKE ? LIMIT 2", (run_id + "%",)
+            if not run_id:
+                raise RunNotFound(run_id)
+            # Let a unique prefix stand for the id, as `git` does. A literal comparison, not LIKE: in a
+            # pattern '%' and '_' are wildcards, so `runs show %` would pick a run.
+            with self._db() as db:
+                rows = db.execute(
+                    f"SELECT {self._COLUMNS} FROM runs WHERE substr(id, 1, ?) = ? LIMIT 2", (len(run_id), run_id)
                 ).fetchall()
             if len(rows) != 1:
                 raise RunNotFound(run_id)
@@ -177,8 +201,8 @@ class TraceStore:
         if limit is not None:
             sql += " LIMIT ?"
             args.append(limit)
-        with self._lock:
-            rows = self._conn.execute(sql, args).fetchall()
+        with self._db() as db:
+            rows = db.execute(sql, args).fetchall()
         return [self._record(r) for r in rows]
 
     def events(self, run_id: str, kind: str | None = None) -> list[TraceEvent]:
@@ -189,13 +213,13 @@ class TraceStore:
         if kind:
             sql += " AND kind=?"
             args.append(kind)
-        with self._lock:
-            rows = self._conn.execute(sql + " ORDER BY seq", args).fetchall()
+        with self._db() as db:
+            rows = db.execute(sql + " ORDER BY seq", args).fetchall()
         for seq, k, ts, payload in rows:
             yield TraceEvent(seq=seq, kind=k, ts=ts, payload=json.loads(payload))
 
     def feedback_since(self, since: datetime) -> list[tuple[str, float, str | None]]:
-        with self._lock:
-            return self._conn.execute(
+        with self._db() as db:
+            return db.execute(
                 "SELECT run_id, score, comment FROM feedback WHERE ts >= ? ORDER BY ts", (since.timestamp(),)
             ).fetchall()

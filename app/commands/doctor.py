@@ -97,12 +97,27 @@ def check_data_dir(s: Settings) -> Check:
             pass
     except OSError as exc:
         return False, f"data dir {s.data_dir} not writable ({exc.strerror})", "set DEEPRESEARCH_DATA_DIR"
+    return True, f"data dir {s.data_dir}", ""
+
+
+def check_trace_store(s: Settings) -> Check:
+    """SQLite's integrity check over the whole trace store (reads every page: doctor, not start-up)."""
+    from deepresearch.agent.trace.health import full_check
     from deepresearch.agent.trace.store import TraceStore
 
-    store = TraceStore(s.paths.traces_db)
-    n = len(store.list_runs(limit=None))
-    store.close()
-    return True, f"data dir {s.data_dir} (trace store: {n} runs)", ""
+    path = s.paths.traces_db
+    if not path.exists():
+        return True, f"trace store {path} (none yet; created by the first run)", ""
+    problem = full_check(path)
+    if problem is not None:
+        return False, f"trace store {path} is damaged ({problem})", \
+            "deepresearch runs repair (moves it aside; salvage runs with: sqlite3 FILE .recover)"
+    store = TraceStore(path)
+    try:
+        n = len(store.list_runs(limit=None))
+    finally:
+        store.close()
+    return True, f"trace store {path} ({n} runs)", ""
 
 
 def check_vllm(s: Settings) -> Check:
@@ -120,6 +135,7 @@ CHECKS: list[tuple[str, Callable[[Settings], Check]]] = [
     ("bubblewrap", check_bubblewrap),
     ("embeddings", check_embeddings),
     ("data dir", check_data_dir),
+    ("traces", check_trace_store),
     ("vllm", check_vllm),
 ]
 

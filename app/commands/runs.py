@@ -112,6 +112,26 @@ def export(
     out.print(f"exported {n} run(s) to {path}")
 
 
+@runs_app.command("repair")
+def repair(
+    force: bool = typer.Option(False, "--force", help="move the trace store aside even if it passes the check"),
+) -> None:
+    """Check the trace store; if it is damaged, move it aside (kept for recovery) so a new one starts."""
+    from deepresearch.agent.trace.health import full_check, move_aside
+
+    path = get_settings().paths.traces_db
+    if not path.exists():
+        out.print(f"no trace store at {path}; nothing to repair", markup=False)
+        return
+    problem = full_check(path)
+    if problem is None and not force:
+        out.print(f"trace store {path} passes SQLite's integrity check; nothing to do", markup=False)
+        return
+    moved = move_aside(path)
+    out.print(f"moved the trace store to {moved} ({problem or 'forced'}); the next command starts a new one. "
+              f"Salvage its runs with: sqlite3 {moved} .recover | sqlite3 recovered.db", markup=False, highlight=False)
+
+
 @runs_app.command("feedback")
 def feedback(
     run_id: str = typer.Argument(..., help="run id (a unique prefix is enough)"),
