@@ -4,9 +4,18 @@ from __future__ import annotations
 
 import io
 import logging
+import struct
+import zlib
 
 from pypdf import PdfReader
-from pypdf.errors import PdfReadError
+from pypdf.errors import PyPdfError
+
+# What a malformed or hostile PDF makes pypdf raise. PyPdfError covers LimitReachedError (a stream that
+# inflates past pypdf's output limit: a decompression bomb) as well as PdfReadError; the rest come from
+# the parser meeting objects of the wrong type or shape.
+UNREADABLE_PDF = (
+    PyPdfError, ValueError, KeyError, TypeError, AttributeError, IndexError, RecursionError, zlib.error, struct.error,
+)
 
 
 class PdfError(ValueError):
@@ -29,7 +38,8 @@ def pdf_to_text(data: bytes, *, max_chars: int | None = None) -> tuple[str, str]
             total += len(text)
             if max_chars is not None and total >= max_chars:
                 break
-    except (PdfReadError, ValueError, KeyError, TypeError) as exc:
-        raise PdfError(f"not a readable PDF: {exc}") from None
+    except UNREADABLE_PDF as exc:
+        reason = " ".join(str(exc).split()) or type(exc).__name__
+        raise PdfError(f"not a readable PDF ({type(exc).__name__}: {reason})") from None
     text = "\n\n".join(p for p in parts if p)
     return title, text[:max_chars] if max_chars is not None else text

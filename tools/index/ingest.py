@@ -77,6 +77,10 @@ class Ingest:
         except (UnreadableFile, OSError) as exc:
             self.skipped.append(str(exc))
             return None
+        except Exception as exc:  # any parser failure on one (possibly hostile) file must not abort a folder
+            reason = " ".join(str(exc).split())
+            self.skipped.append(f"{path}: could not be read ({type(exc).__name__}: {reason})")
+            return None
         if not text.strip():
             self.skipped.append(f"{path}: no text")
             return None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import shutil
 import threading
 
 from deepresearch.tools.config import ToolSettings
@@ -46,6 +47,15 @@ class IndexRegistry:
                     name, self.root / name, self.settings.index, self.settings.embedding, create=create
                 )
             return self._open[name]
+
+    def remove(self, name: str) -> None:
+        """Close and delete index `name` (its whole folder); a missing index is not an error."""
+        validate_index_name(name)
+        with self._lock:
+            index = self._open.pop(name, None)
+            if index is not None:
+                index.close()
+            shutil.rmtree(self.root / name, ignore_errors=True)
 
     def list(self) -> list[IndexInfo]:
         return [self.open(name).info() for name in self.names()]

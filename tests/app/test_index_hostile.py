@@ -1,0 +1,80 @@
+"""`deepresearch index` over hostile files: a decompression-bomb PDF is skipped with a warning instead
+of aborting the folder, and a failed first build of an index leaves no empty index behind."""
+
+from __future__ import annotations
+
+import zlib
+from pathlib import Path
+
+from deepresearch.tools.config import ToolSettings
+from deepresearch.tools.index.registry import IndexRegistry
+
+from .helpers import clean_env, cli, one_error_line
+
+
+def _stream(raw: bytes) -> bytes:
+    data = zlib.compress(raw, 9)
+    return b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(data) + data + b"\nendstream"
+
+
+def bomb_pdf() -> bytes:
+    """One page whose font's ToUnicode stream inflates from ~80 kB to 80 MB, past pypdf's 75 MB limit."""
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+        b"/Resources << /Font << /F1 5 0 R >> >> >>",
+        _stream(b"BT /F1 12 Tf 72 712 Td (Hello) Tj ET"),
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /ToUnicode 6 0 R >>",
+        _stream(b" " * 80_000_000),
+    ]
+    out, offsets = bytearray(b"%PDF-1.4\n"), []
+    for number, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+    return bytes(out)
+
+
+def test_bomb_pdf_is_skipped_and_the_rest_of_the_folder_indexed(tmp_path: Path):
+    folder = tmp_path / "papers"
+    folder.mkdir()
+    (folder / "bomb.pdf").write_bytes(bomb_pdf())
+    (folder / "notes.md").write_text("# Kelp\n\nKelp forests grow fast in cold water.")
+    env = clean_env(tmp_path)
+    proc = cli("index", str(folder), "--name", "papers", env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert "1 added" in proc.stdout and "index 'papers': 1 documents" in proc.stdout
+    assert "skipped" in proc.stderr and "bomb.pdf" in proc.stderr and "LimitReachedError" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_failed_first_build_leaves_no_empty_index(tmp_path: Path):
+    bomb = tmp_path / "bomb.pdf"
+    bomb.write_bytes(bomb_pdf())
+    env = clean_env(tmp_path)
+    proc = cli("index", str(bomb), "--name", "single", env=env)
+    assert proc.returncode == 2
+    assert "bomb.pdf" in one_error_line(proc)
+    listed = cli("index", "--list", env=env)
+    assert "single" not in listed.stdout and not (tmp_path / "data" / "indexes" / "single").exists()
+
+
+def test_failed_refresh_keeps_an_existing_index(tmp_path: Path):
+    good = tmp_path / "good.md"
+    good.write_text("# Seals\n\nHarbour seals rest on rocky shores.")
+    empty = tmp_path / "empty.txt"
+    empty.write_text("   ")
+    env = clean_env(tmp_path)
+    assert cli("index", str(good), "--name", "mine", env=env).returncode == 0
+    failed = cli("index", str(empty), "--name", "mine", env=env)
+    assert failed.returncode == 2 and "no text" in one_error_line(failed)
+    registry = IndexRegistry(ToolSettings(data_dir=tmp_path / "data"))
+    try:
+        info = registry.open("mine").info()
+    finally:
+        registry.close()
+    assert info.documents == 1 and info.sources == {str(good): 1}
