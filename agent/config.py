@@ -50,3 +50,16 @@ class AgentSettings(BaseModel):
     auto_approve: bool = Field(True, description="skip the plan approval pause")
     max_sources_in_prompt: int = Field(6, ge=1, le=50)
     evidence_chars: int = Field(600, ge=100, le=20_000, description="characters of a source shown to the model")
+    # Checked before a run starts: a question that cannot fit the prompts is the user's input to fix
+    # (exit 2), not a model failure discovered minutes later.
+    max_question_chars: int = Field(
+        4_000, ge=10, le=1_000_000, description="longest question accepted (the embedded model's context is 8k tokens)"
+    )
+
+
+def question_problem(question: str, settings: AgentSettings) -> str | None:
+    """Why `question` cannot be researched as given, or None."""
+    if len(question) > settings.max_question_chars:
+        return (f"the question is {len(question):,} characters; at most {settings.max_question_chars:,} fit "
+                "(setting agent.max_question_chars)")
+    return None

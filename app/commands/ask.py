@@ -132,6 +132,10 @@ def ask(
                                                        auto_approve=auto_approve))
     except SettingsError as exc:
         raise fail(str(exc)) from None
+    from deepresearch.agent.config import question_problem
+
+    if question is not None and (problem := question_problem(question, settings.agent)):
+        raise fail(problem)
     from deepresearch.agent.graph.run import ResumeError
     from deepresearch.agent.model.base import ModelError
     from deepresearch.agent.trace.store import RunNotFound

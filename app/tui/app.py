@@ -9,7 +9,9 @@ from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from typing import Any
 
+from deepresearch.agent.config import question_problem
 from deepresearch.app.runtime import AgentRuntime, adapter_scope
+from rich.markup import escape
 from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
@@ -101,6 +103,9 @@ class ResearchApp(App[None]):
             return
         if self.runtime is None:
             log.write("[yellow]the model is still loading; try again in a moment[/yellow]")
+            return
+        if problem := question_problem(question, self.runtime.settings.agent):
+            log.write(f"[red]{escape(problem)}[/red]")
             return
         message.input.value = ""
         self.research(question)
