@@ -22,7 +22,12 @@ METRICS: dict[str, Extractor] = {
     "citation_precision": lambda r: r.scores.citation_precision,
     "citation_recall": lambda r: r.scores.citation_recall,
     "verified_share": lambda r: r.scores.verified_share,
+    "supported_share": lambda r: r.scores.supported_share,
     "found_in_evidence": lambda r: r.scores.found_in_evidence,
+    "offered": lambda r: r.scores.offered,
+    # Of the runs whose evidence held the answer, the share answered exactly: how well evidence becomes answers.
+    "conversion": lambda r: r.scores.em if r.scores.found_in_evidence == 1.0 else None,
+    "leakage": lambda r: None if r.output.leaked is None else float(r.output.leaked),
     "tool_calls": lambda r: float(r.output.tool_calls),
     "llm_tokens": lambda r: float(r.output.llm_tokens),
     "wall_s": lambda r: r.output.wall_s,
@@ -30,7 +35,8 @@ METRICS: dict[str, Extractor] = {
     "loop_stop": lambda r: float(r.output.stop_reason == "loop_stop"),
     "error": lambda r: float(r.output.error is not None),
 }
-QUALITY_METRICS = ("em", "f1", "citation_precision", "citation_recall", "verified_share", "found_in_evidence")
+QUALITY_METRICS = ("em", "f1", "citation_precision", "citation_recall", "verified_share", "supported_share",
+                   "found_in_evidence", "conversion")
 BREAKDOWN_METRICS = ("em", "f1")
 
 

@@ -93,17 +93,30 @@ def compare_results(
     return out
 
 
+def _only_system(rows: list[QuestionResult], system: str, label: str, path: Path) -> list[QuestionResult]:
+    kept = [r.model_copy(update={"system": label}) for r in rows if r.system == system]
+    if not kept:
+        raise ValueError(f"{path}: no results of system '{system}'")
+    return kept
+
+
 def compare_dirs(
     dir_a: Path, dir_b: Path, *, seed: int = 0, resamples: int = 1000, confidence: float = 0.95,
+    systems: tuple[str, str] | None = None,
 ) -> Comparison:
+    """`systems` = (system in A, system in B): compare two systems (e.g. closed-book vs graph, in the
+    same directory or two), paired by question; otherwise each system present in both."""
     a, b = load_results(dir_a), load_results(dir_b)
     for path, rows in ((dir_a, a), (dir_b, b)):
         if not rows:
             raise ValueError(f"{path}: no results (is it an eval --out directory?)")
-    systems = compare_results(a, b, seed=seed, resamples=resamples, confidence=confidence)
-    if not systems:
+    if systems is not None:
+        label = f"{systems[0]} (A) vs {systems[1]} (B)"
+        a, b = _only_system(a, systems[0], label, dir_a), _only_system(b, systems[1], label, dir_b)
+    compared = compare_results(a, b, seed=seed, resamples=resamples, confidence=confidence)
+    if not compared:
         raise ValueError(f"{dir_a} and {dir_b} have no system in common")
-    return Comparison(a=str(dir_a), b=str(dir_b), confidence=confidence, systems=systems)
+    return Comparison(a=str(dir_a), b=str(dir_b), confidence=confidence, systems=compared)
 
 
 def _signed(ci: MetricCI) -> str:

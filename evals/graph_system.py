@@ -7,8 +7,9 @@ the evidence its search/open calls returned (for the found-in-corpus rate).
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
+from deepresearch.agent.prompts import leaks_example
 from deepresearch.evals.dataset import EvalQuestion
 from deepresearch.evals.recorder import question_seed
 from deepresearch.evals.results import EvalCitation, StopReason, SystemOutput
@@ -24,15 +25,29 @@ _STOP_REASONS: dict[str, StopReason] = {
 }
 
 
-def evidence_from_trace(store: TraceStore, run_id: str, tools: EvalTools) -> tuple[list[str], list[str], int]:
-    """(texts the run's search/open calls returned, their doc ids, completion tokens of its LLM calls)."""
+class TraceFacts(NamedTuple):
+    evidence: list[str]  # texts the run's search/open calls returned
+    doc_ids: list[str]  # their document ids
+    completion_tokens: int  # over the run's LLM calls
+    leaked: bool  # an LLM output copied a few-shot example
+    answer_options: list[str] | None  # what the writer could answer (None: no writer call recorded)
+
+
+def evidence_from_trace(store: TraceStore, run_id: str, tools: EvalTools) -> TraceFacts:
+    """What the eval needs from a graph run's trace."""
     texts: list[str] = []
     doc_ids: dict[str, None] = {}
     completion_tokens = 0
+    leaked = False
+    options: list[str] | None = None
     for event in store.events(run_id):
         payload = event.payload
+        if event.kind == "citation_check" and isinstance(payload.get("answer_options"), list):
+            options = [str(o) for o in payload["answer_options"]]
+            continue
         if event.kind == "llm":
             completion_tokens += len(payload.get("completion_token_ids") or [])
+            leaked = leaked or leaks_example(str(payload.get("text") or ""))
             continue
         if event.kind != "tool" or payload.get("tool") not in EVIDENCE_TOOLS:
             continue
@@ -45,7 +60,7 @@ def evidence_from_trace(store: TraceStore, run_id: str, tools: EvalTools) -> tup
                 texts.append(hit.text)
             if hit.doc_id:
                 doc_ids.setdefault(hit.doc_id, None)
-    return texts, list(doc_ids), completion_tokens
+    return TraceFacts(texts, list(doc_ids), completion_tokens, leaked, options)
 
 
 async def run_graph(question: EvalQuestion, ctx: SystemContext) -> SystemOutput:
@@ -64,24 +79,25 @@ async def run_graph(question: EvalQuestion, ctx: SystemContext) -> SystemOutput:
         return SystemOutput(
             stop_reason="error", error=f"{type(exc).__name__}: {exc}", wall_s=time.perf_counter() - started,
         )
-    evidence, retrieved, completion_tokens = evidence_from_trace(ctx.store, result.run_id, tools)
+    facts = evidence_from_trace(ctx.store, result.run_id, tools)
     citations = [
         EvalCitation(
             n=int(c.get("n", i + 1)), source=str(c.get("source", "")),
             doc_id=c.get("doc_id") or tools.doc_id_for(str(c.get("source", ""))),
-            quote=str(c.get("quote", "")), verified=bool(c.get("verified", False)),
+            quote=str(c.get("quote", "")), claim=str(c.get("claim", "")), verified=bool(c.get("verified", False)),
         )
         for i, c in enumerate(_as_dicts(result.citations))
     ]
     usage = result.usage or {}
     status = _STOP_REASONS.get(result.status, "error")
     return SystemOutput(
-        answer=(result.answer or "").strip(), citations=citations, retrieved_doc_ids=retrieved, evidence=evidence,
+        answer=(result.answer or "").strip(), citations=citations, retrieved_doc_ids=facts.doc_ids,
+        evidence=facts.evidence,
         tool_calls=int(usage.get("tool_calls", 0)), llm_calls=int(usage.get("llm_calls", 0)),
-        llm_tokens=int(usage.get("llm_tokens", 0)), completion_tokens=completion_tokens,
+        llm_tokens=int(usage.get("llm_tokens", 0)), completion_tokens=facts.completion_tokens,
         wall_s=float(usage.get("wall_s") or (time.perf_counter() - started)), stop_reason=status,
         error=None if status != "error" else f"graph ended with status '{result.status}': {result.stop_detail}",
-        run_id=result.run_id,
+        run_id=result.run_id, leaked=facts.leaked, answer_options=facts.answer_options,
     )
 
 

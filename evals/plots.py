@@ -18,7 +18,8 @@ from deepresearch.evals.aggregate import QUALITY_METRICS, EvalSummary, MetricCI 
 
 _LABELS = {
     "em": "EM", "f1": "F1", "citation_precision": "cit. precision", "citation_recall": "cit. recall",
-    "verified_share": "verified", "found_in_evidence": "in evidence",
+    "verified_share": "verified", "supported_share": "supported", "found_in_evidence": "in evidence",
+    "conversion": "conversion",
 }
 
 

@@ -21,7 +21,10 @@ SUMMARY_FILE = "summary.json"
 
 METRIC_LABELS = {
     "em": "EM", "f1": "F1", "citation_precision": "citation precision", "citation_recall": "citation recall",
-    "verified_share": "citations verified", "found_in_evidence": "answer in evidence",
+    "verified_share": "citations verified", "supported_share": "claim-supported citations",
+    "found_in_evidence": "answer in evidence", "offered": "answer among the writer's options",
+    "conversion": "conversion (EM when in evidence)",
+    "leakage": "few-shot leakage",
     "tool_calls": "tool calls / q", "llm_tokens": "LLM tokens / q", "wall_s": "wall s / q",
     "budget_stop": "budget stops", "loop_stop": "loop stops", "error": "errors",
 }

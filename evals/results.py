@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Literal
 
+from deepresearch.agent.graph.citations import unsupported_terms
 from deepresearch.evals.dataset import EvalQuestion
 from deepresearch.evals.metrics import (
     answer_in_text,
@@ -26,6 +27,7 @@ class EvalCitation(BaseModel):
     source: str  # url or doc id
     doc_id: str | None = None
     quote: str = ""
+    claim: str = ""  # what the citation is cited for (a point, or the answer)
     verified: bool = False
 
 
@@ -46,6 +48,12 @@ class SystemOutput(BaseModel):
     stop_reason: StopReason = "finished"
     error: str | None = None
     run_id: str | None = None
+    answer_options: list[str] | None = Field(
+        None, description="the answers the writer could choose from (graph runs only; None: not recorded)"
+    )
+    leaked: bool | None = Field(
+        None, description="a prompt's few-shot example surfaced in an output (graph runs only; None: not checked)"
+    )
 
     @property
     def cited_doc_ids(self) -> list[str]:
@@ -62,7 +70,9 @@ class QuestionScores(BaseModel):
     citation_precision: float | None = None  # None: no gold documents, or a system without sources
     citation_recall: float | None = None
     verified_share: float | None = None  # None: nothing cited
+    supported_share: float | None = None  # verified and the quote holds the claim's names/numbers; None: no cites
     found_in_evidence: float | None = None  # None: yes/no question, or a system that does not retrieve
+    offered: float | None = None  # the gold answer was among the writer's options; None: not recorded
 
 
 class QuestionResult(BaseModel):
@@ -98,7 +108,12 @@ def score_output(question: EvalQuestion, output: SystemOutput) -> QuestionScores
         citation_precision=precision,
         citation_recall=recall,
         verified_share=verified_share(c.verified for c in output.citations),
+        supported_share=verified_share(
+            c.verified and not unsupported_terms(c.claim, c.quote) for c in output.citations
+        ),
         found_in_evidence=found,
+        offered=None if output.answer_options is None or yes_no else float(
+            any(exact_match(option, question.golds) for option in output.answer_options)),
     )
 
 

@@ -1,11 +1,46 @@
-"""Citation check: every cited quote must occur (normalised) in the fetched text of its source."""
+"""Citation check: a cited quote must occur in the fetched text of its source, and support its point.
+
+"Verified" means both:
+  1. the quote is in the source (case-, accent-, punctuation- and whitespace-insensitive), and
+  2. the point that cites it says nothing specific the quote does not: every name (capitalised word),
+     number and date of the point occurs in the quote or in its source's title.
+Check 2 is cheap and literal on purpose: it cannot prove that a quote entails its point, but it
+catches the failure a small model makes most, a point naming someone or something its quote never
+mentions ("… a comedy play by John Burgoyne [2]" citing a quote that names Aphra Behn).
+"""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
-from .evidence import quote_supported
+from .evidence import normalise, quote_supported
 from .state import Citation, Finding
+
+_TERM = re.compile(r"\w[\w'’\-]*", re.UNICODE)
+# Capitalised words that are not names (sentence openers, pronouns, answer words).
+_PLAIN = frozenset([
+    "a", "an", "the", "in", "on", "at", "of", "to", "for", "from", "by", "with", "and", "or", "but", "he", "she",
+    "it", "they", "this", "that", "these", "those", "his", "her", "its", "their", "there", "after", "before",
+    "during", "when", "while", "although", "however", "as", "also", "both", "some", "many", "most", "one", "two",
+    "three", "i", "we", "you", "our", "if", "yes", "no", "not", "answer", "according", "because", "since", "until",
+    "which", "who", "whom", "whose", "what", "where", "why", "how", "is", "was", "were", "are", "be", "been"
+])
+
+
+def unsupported_terms(claim: str, quote: str, title: str = "") -> list[str]:
+    """The names, numbers and dates of `claim` that neither the quote nor the source's title contains."""
+    support = f" {normalise(quote)} {normalise(title)} "
+    missing: list[str] = []
+    for m in _TERM.finditer(claim):
+        word = m.group()
+        specific = any(c.isdigit() for c in word) or (word[:1].isupper() and word.lower() not in _PLAIN)
+        if not specific:
+            continue
+        key = normalise(re.sub(r"['’]s$", "", word))
+        if key and f" {key} " not in support and word not in missing:
+            missing.append(word)
+    return missing
 
 
 def check_citation(n: int, finding: Finding, claim: str, source_text: Callable[[str], str | None]) -> Citation:
@@ -14,6 +49,8 @@ def check_citation(n: int, finding: Finding, claim: str, source_text: Callable[[
         ok, reason = False, "source text not available"
     elif not quote_supported(finding["quote"], text):
         ok, reason = False, "quote not found in the source"
+    elif missing := unsupported_terms(claim, finding["quote"], finding["title"]):
+        ok, reason = False, "the quote does not support the point (" + ", ".join(missing[:4]) + " not in it)"
     else:
         ok, reason = True, ""
     return Citation(n=n, source=finding["source"], title=finding["title"], doc_id=finding["doc_id"],

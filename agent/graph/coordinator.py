@@ -13,10 +13,14 @@ from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 from langgraph.types import Command, Send
 
-from .budget import call_signature, exhausted, share, usage_of
+from .answer_form import answer_choices
+from .budget import exhausted, share, usage_of
+from .candidates import BRIDGE_W, rank_candidates
 from .context import MalformedOutput, ResearchContext
+from .evidence import normalise
 from .findings import render_findings, unique_findings
-from .schemas import DecisionOut, decision_schema
+from .reading import read_sentences
+from .schemas import BridgeOut, bridge_schema
 from .state import ExecutorTask, PlanStep, ResearchState
 
 
@@ -79,24 +83,42 @@ async def coordinator(state: ResearchState, runtime: Runtime[ResearchContext]) -
     return stop("budget_stop", f"no evidence found within {budget.max_rounds} round(s)")
 
 
+BRIDGE_OPTIONS = 3  # names offered to the follow-up decision
+
+
 async def follow_up(state: ResearchState, ctx: ResearchContext) -> tuple[PlanStep | None, dict | None]:
-    """Ask the model whether the findings answer the question or one more search is needed (multi-hop)."""
-    plan = state.get("plan", [])
-    made = {c["input"] for c in state.get("tool_calls", []) if c["tool"] == "search"}
-    findings = unique_findings(state.get("findings", []))[: ctx.settings.max_sources_in_prompt]
-    try:
-        out, usage = await ctx.ask_model(
-            load_prompt("coordinator"), DecisionOut, decision_schema(), step="coordinator", max_tokens=64,
-            question=state["question"], findings=render_findings(findings, ctx.settings.evidence_chars),
-            searches="; ".join(sorted(made)) or "none",
-        )
-    except MalformedOutput:
+    """One more hop for a multi-hop question: search for the bridge entity the evidence names.
+
+    The names come from the sentences read so far (the best-ranked names the question does not
+    mention); the model chooses which one the answer depends on, under a grammar that offers only
+    those names. Questions whose answer form is fixed (yes/no, "A or B") need no hop.
+    """
+    if answer_choices(state["question"]) is not None:
         return None, None
-    ctx.store.log_event(ctx.run_id, "decision", out.model_dump())
-    if out.decision != "search" or call_signature("search", out.query).split(":", 1)[1] in made:
-        return None, usage
-    step = PlanStep(id=max((s["id"] for s in plan), default=0) + 1, goal=f"find: {out.query}", tool="search",
-                    query=out.query, done_when="the missing fact is found", status="pending", round=-1)
+    made = {normalise(c["input"]) for c in state.get("tool_calls", []) if c["tool"] == "search"}
+    sentences = read_sentences(state.get("sources", []), ctx.toolbox.source_text)
+    ranked = rank_candidates(state["question"], sentences, k=BRIDGE_OPTIONS + len(made), kind="name", weights=BRIDGE_W)
+    names = [c.text for c in ranked if normalise(c.text) not in made][:BRIDGE_OPTIONS]
+    if not names:
+        return None, None
+    usage = None
+    if len(names) == 1:
+        bridge = names[0]
+    else:
+        findings = unique_findings(state.get("findings", []))[: ctx.settings.max_sources_in_prompt]
+        try:
+            out, usage = await ctx.ask_model(
+                load_prompt("coordinator"), BridgeOut, bridge_schema(names), step="coordinator", max_tokens=32,
+                question=state["question"], findings=render_findings(findings, ctx.settings.evidence_chars),
+                names="\n".join(f"- {n}" for n in names),
+            )
+        except MalformedOutput:
+            return None, None
+        bridge = out.search
+    ctx.store.log_event(ctx.run_id, "decision", {"search": bridge, "options": names})
+    plan = state.get("plan", [])
+    step = PlanStep(id=max((s["id"] for s in plan), default=0) + 1, goal=f"find: {bridge}", tool="search",
+                    query=bridge, done_when="the missing fact is found", status="pending", round=-1, bridge=bridge)
     return step, usage
 
 

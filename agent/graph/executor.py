@@ -18,9 +18,10 @@ from .budget import call_signature
 from .context import MalformedOutput, ResearchContext
 from .evidence import best_sentences, locate
 from .schemas import ExecutorAction, FindingOut, action_schema, finding_schema
-from .state import ExecutorTask, Finding, PlanStep, ToolCallRecord, Usage
+from .state import ExecutorTask, Finding, PlanStep, SourceRead, ToolCallRecord, Usage
 
-SOURCES_PER_CALL = 2  # sources read after each search
+SOURCES_PER_CALL = 4  # sources read (fetched in full) after each search: the answer's candidates come from them
+EXTRACTED_PER_CALL = 2  # of those, the ones the extractor turns into findings (one LLM call each)
 QUOTE_OPTIONS = 8  # sentences of a source offered as quotes
 
 
@@ -52,6 +53,7 @@ class StepRun:
         self.usage: Usage = {"llm_tokens": 0, "llm_calls": 0, "tool_calls": 0}
         self.calls: list[ToolCallRecord] = []
         self.findings: list[Finding] = []
+        self.sources: list[SourceRead] = []
         self.observations: list[str] = []
         self.errors: list[str] = []
         self.read: set[str] = set()
@@ -94,8 +96,8 @@ class StepRun:
                      "text": out["text"], "doc_id": out.get("doc_id")}]
         return []
 
-    async def read_source(self, hit: dict[str, Any]) -> None:
-        """Get the source's full text (opening it if needed) and extract one finding from it."""
+    async def read_source(self, hit: dict[str, Any], rank: int, extract: bool) -> None:
+        """Get the source's full text (opening it if needed); with `extract`, turn it into one finding."""
         url = hit["url"]
         self.read.add(url)
         text = hit.get("text")
@@ -106,6 +108,11 @@ class StepRun:
             text = outcome.output.get("text", "")
             hit = {**hit, "title": outcome.output.get("title") or hit.get("title", ""),
                    "doc_id": hit.get("doc_id") or outcome.output.get("doc_id")}
+        if text:
+            self.sources.append(SourceRead(step_id=self.step["id"], url=url, title=hit.get("title", ""),
+                                           doc_id=hit.get("doc_id"), rank=rank, hop=bool(self.step.get("bridge"))))
+        if not extract:
+            return
         options = best_sentences(text, f"{self.task['question']} {self.step['goal']}", QUOTE_OPTIONS)
         if not options:
             return
@@ -154,7 +161,8 @@ class StepRun:
                 break
             outcome = await self.call(*action)
             sources = self.sources_from(action[0], outcome)
-            await asyncio.gather(*(self.read_source(s) for s in sources))
+            await asyncio.gather(*(self.read_source(s, rank, rank < EXTRACTED_PER_CALL)
+                                   for rank, s in enumerate(sources)))
 
 
 async def executor(task: ExecutorTask, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
@@ -167,5 +175,5 @@ async def executor(task: ExecutorTask, runtime: Runtime[ResearchContext]) -> dic
                                                                          "error": str(exc)})
     status = "done" if run.findings else "failed"
     step: PlanStep = {**task["step"], "status": status}
-    return {"plan": [step], "findings": run.findings, "tool_calls": run.calls, "usage": run.usage,
-            "step_errors": run.errors}
+    return {"plan": [step], "findings": run.findings, "sources": run.sources, "tool_calls": run.calls,
+            "usage": run.usage, "step_errors": run.errors}

@@ -27,6 +27,10 @@ async def recall_memory(ctx: ResearchContext, question: str) -> list[str]:
     return [str(h.get("text", ""))[:300] for h in hits[:3] if h.get("text")]
 
 
+class _NoRoom(Exception):
+    """The step budget leaves no room for planned steps besides the search of the question."""
+
+
 def fallback_plan(question: str, first_id: int) -> list[PlanStep]:
     return [PlanStep(id=first_id, goal="find sources that answer the question", tool="search",
                      query=question[:200], done_when="a source states the answer", status="pending", round=-1)]
@@ -52,24 +56,34 @@ async def planner(state: ResearchState, runtime: Runtime[ResearchContext]) -> Co
         feedback = f"\nThese steps found no useful evidence, so plan different ones: {tried}\n"
     memory_text = ("\nNotes from earlier research:\n" + "\n".join(f"- {m}" for m in memory) + "\n") if memory else ""
     first_id = max((s["id"] for s in old_steps), default=0) + 1
-    max_steps = ctx.settings.budget.max_plan_steps
+    # A first plan leaves one step for the search of the question itself (below).
+    max_steps = ctx.settings.budget.max_plan_steps - (0 if replanning else 1)
+    steps: list[PlanStep] = []
     try:
+        if max_steps < 1:
+            raise _NoRoom
         plan, usage = await ctx.ask_model(
             load_prompt("planner"), PlanOut, plan_schema(tools, max_steps), step="planner",
             question=question, max_steps=max_steps, memory=memory_text, feedback=feedback,
         )
+        planned = [s for s in plan.steps if " ".join(s.query.split()).lower() != " ".join(question.split()).lower()]
         steps = [
             PlanStep(id=first_id + i, goal=s.goal, tool=s.tool, query=s.query, done_when=s.done_when,
                      status="pending", round=-1)
-            for i, s in enumerate(plan.steps[:max_steps])
+            for i, s in enumerate(planned)
         ]
         update["usage"] = usage
+    except _NoRoom:
+        pass
     except MalformedOutput as exc:
+        update["step_errors"] = [f"planner: {exc}; searching the question itself"]
+    if not replanning:
+        # The retrieval floor: one search for the question itself always comes first (one search of the
+        # question finds a gold document for most questions; a small model's own queries often do not).
+        steps = [*fallback_plan(question, first_id), *steps[:max_steps]]
+        steps = [{**s, "id": first_id + i} for i, s in enumerate(steps)]
+    elif not steps:
         steps = fallback_plan(question, first_id)
-        update["step_errors"] = [f"planner: {exc}; using a single search step"]
-    # The planner sets the suggested tool per step; a "search" for the question itself is always worth one try.
-    if not replanning and not any(s["tool"] == "search" for s in steps):
-        steps.append(fallback_plan(question, first_id + len(steps))[0])
     ctx.store.log_event(ctx.run_id, "plan", {"steps": steps, "replan": replanning})
     emit({"event": "plan", "steps": steps, "replan": replanning})
     update.update(plan=steps, plan_version=state.get("plan_version", 0) + 1)

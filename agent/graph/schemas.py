@@ -36,9 +36,8 @@ class FindingOut(BaseModel):
     claim: str
 
 
-class DecisionOut(BaseModel):
-    decision: str  # "finish" | "search"
-    query: str = ""
+class BridgeOut(BaseModel):
+    search: str  # one of the names offered
 
 
 class ReportPoint(BaseModel):
@@ -93,24 +92,23 @@ def finding_schema(sentences: list[str]) -> dict[str, Any]:
     }
 
 
-def decision_schema() -> dict[str, Any]:
+def bridge_schema(names: list[str]) -> dict[str, Any]:
     return {
         "type": "object",
-        "properties": {"decision": {"type": "string", "enum": ["finish", "search"]}, "query": _str(100)},
-        "required": ["decision", "query"],
+        "properties": {"search": {"type": "string", "enum": names}},
+        "required": ["search"],
         "additionalProperties": False,
     }
 
 
-def writer_schema(n_findings: int, max_points: int = 3, choices: list[str] | None = None) -> dict[str, Any]:
-    """`choices`: the answers the question's form allows (answer_form.py); "not found" is always one."""
-    answer = {"type": "string", "enum": [*choices, NOT_FOUND]} if choices else _str(60)
-    props: dict[str, Any] = {"answer": answer}
+def writer_schema(n_findings: int, choices: list[str], max_points: int = 2) -> dict[str, Any]:
+    """`choices`: the answers the run allows (answer_form.py or candidates.py); "not found" is always one."""
+    props: dict[str, Any] = {"answer": {"type": "string", "enum": [*dict.fromkeys([*choices, NOT_FOUND])]}}
     required = ["answer"]
     if n_findings:
         point = {
             "type": "object",
-            "properties": {"text": _str(160), "cite": {"type": "integer", "enum": list(range(1, n_findings + 1))}},
+            "properties": {"text": _str(120), "cite": {"type": "integer", "enum": list(range(1, n_findings + 1))}},
             "required": ["text", "cite"],
             "additionalProperties": False,
         }

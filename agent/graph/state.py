@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Literal, TypedDict
+from typing import Annotated, Literal, NotRequired, TypedDict
 
 StepStatus = Literal["pending", "running", "done", "failed", "skipped"]
 StopReason = Literal["finished", "budget_stop", "loop_stop", "rejected", "error"]
@@ -17,6 +17,7 @@ class PlanStep(TypedDict):
     done_when: str
     status: StepStatus
     round: int  # coordinator round that dispatched it (-1 until dispatched)
+    bridge: NotRequired[str]  # a follow-up hop: the entity of the findings this step searches for
 
 
 class Finding(TypedDict):
@@ -28,6 +29,17 @@ class Finding(TypedDict):
     doc_id: str | None
     start: int  # character offsets of the quote in the source text
     end: int
+
+
+class SourceRead(TypedDict):
+    """A source whose full text the run fetched; its sentences are where answers are chosen from."""
+
+    step_id: int
+    url: str
+    title: str
+    doc_id: str | None
+    rank: int  # position in the search results that surfaced it (0 = first)
+    hop: bool  # surfaced by a follow-up hop for a bridge entity
 
 
 class ToolCallRecord(TypedDict):
@@ -75,6 +87,7 @@ class ResearchState(TypedDict, total=False):
     plan_version: int
     round: int
     findings: Annotated[list[Finding], operator.add]
+    sources: Annotated[list[SourceRead], operator.add]
     tool_calls: Annotated[list[ToolCallRecord], operator.add]
     usage: Annotated[Usage, add_usage]
     step_errors: Annotated[list[str], operator.add]

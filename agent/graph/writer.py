@@ -1,5 +1,10 @@
-"""Writer: findings → report (direct answer first, key points with [n] citations, source list),
-then the citation check; unsupported citations are removed from the text and flagged."""
+"""Writer: the evidence → report (direct answer first, key points with [n] citations, source list),
+then the citation check; unsupported citations are removed from the text and flagged.
+
+The direct answer is chosen, not written: one of the question's answer-form choices (yes/no, "A or
+B"), one of the answer candidates taken from the sentences the run read (candidates.py), or "not
+found", enforced by the grammar. A chosen span cites the sentence it came from.
+"""
 
 from __future__ import annotations
 
@@ -8,21 +13,25 @@ from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 
 from .answer_form import NOT_FOUND, answer_choices
+from .candidates import Candidate, rank_candidates
 from .citations import check_citation
 from .context import MalformedOutput, ResearchContext
 from .findings import render_findings, unique_findings
+from .reading import read_sentences
 from .schemas import ReportPoint, WriterOut, writer_schema
-from .state import Citation, ResearchState
+from .state import Citation, Finding, ResearchState, SourceRead
 
+ANSWER_OPTIONS = 3  # candidate spans offered to the writer's choice
 STOP_NOTES = {
     "budget_stop": "This run stopped early: {detail}. The answer may be incomplete.",
     "loop_stop": "This run stopped early: {detail} (loop detected). The answer may be incomplete.",
 }
 
 
-def render_report(question: str, answer: str, points: list[ReportPoint], cites: dict[int, Citation],
-                  note: str) -> str:
-    lines = [f"# {question}", "", f"**Answer:** {answer}", ""]
+def render_report(question: str, answer: str, answer_cite: Citation | None, points: list[ReportPoint],
+                  cites: dict[int, Citation], note: str) -> str:
+    mark = f" [{answer_cite['n']}]" if answer_cite and answer_cite["verified"] else ""
+    lines = [f"# {question}", "", f"**Answer:** {answer}{mark}", ""]
     if note:
         lines += [f"> {note}", ""]
     for p in points:
@@ -33,7 +42,7 @@ def render_report(question: str, answer: str, points: list[ReportPoint], cites: 
             lines.append(f"- {p.text} [{c['n']}]")
         else:
             lines.append(f"- {p.text} _(unsupported: citation removed — {c['reason']})_")
-    verified = [c for c in cites.values() if c["verified"]]
+    verified = [c for c in ([answer_cite] if answer_cite else []) + list(cites.values()) if c["verified"]]
     if verified:
         lines += ["", "## Sources", ""]
         for c in verified:
@@ -42,42 +51,69 @@ def render_report(question: str, answer: str, points: list[ReportPoint], cites: 
     return "\n".join(lines) + "\n"
 
 
+def render_candidates(candidates: list[Candidate], chars: int) -> str:
+    if not candidates:
+        return "(none)"
+    return "\n".join(f'- {c.text} — "{c.quote[:chars]}"' for c in candidates)
+
+
+def answer_finding(candidate: Candidate, sources: list[SourceRead]) -> Finding:
+    """The chosen span as a finding: the sentence it came from, cited for the answer."""
+    src = next((s for s in sources if s["url"] == candidate.url), None)
+    return Finding(step_id=src["step_id"] if src else -1, claim=candidate.text, quote=candidate.quote,
+                   source=candidate.url, title=src["title"] if src else "", doc_id=src["doc_id"] if src else None,
+                   start=-1, end=-1)
+
+
 async def writer(state: ResearchState, runtime: Runtime[ResearchContext]) -> dict:
     ctx = runtime.context
     emit = get_stream_writer()
+    question = state["question"]
     findings = unique_findings(state.get("findings", []))[: ctx.settings.max_sources_in_prompt]
     reason = state.get("stop_reason") or "finished"
     note = STOP_NOTES.get(reason, "").format(detail=state.get("stop_detail", ""))
-    choices = answer_choices(state["question"])
-    if choices:  # the grammar enforces the form; saying it helps the model pick among the options
-        note = " ".join(filter(None, [note, "Answer with one of: " + ", ".join(f'"{c}"' for c in choices)
-                                      + f', "{NOT_FOUND}".']))
+    choices = answer_choices(question)
+    candidates: list[Candidate] = []
+    if choices is None:
+        sources = state.get("sources", [])
+        bridges = [s["bridge"] for s in state.get("plan", []) if s.get("bridge")]
+        candidates = rank_candidates(question, read_sentences(sources, ctx.toolbox.source_text),
+                                     k=ANSWER_OPTIONS, bridges=bridges)
+        choices = [c.text for c in candidates]
     update: dict = {}
     try:
         out, usage = await ctx.ask_model(
             load_prompt("writer"), WriterOut, writer_schema(len(findings), choices=choices), step="writer",
-            question=state["question"], findings=render_findings(findings, ctx.settings.evidence_chars),
+            question=question, findings=render_findings(findings, ctx.settings.evidence_chars),
+            candidates=render_candidates(candidates, ctx.settings.evidence_chars) if candidates else
+            "\n".join(f"- {c}" for c in choices) or "(none)",
             note=f"\nNote: {note}\n" if note else "",
         )
         update["usage"] = usage
         answer, points = out.answer.strip(), out.points
     except MalformedOutput as exc:
-        # Fall back to the findings themselves, each with its own citation: honest, if terse.
-        answer = "not found" if not findings else findings[0]["claim"]
+        # Fall back to the best-ranked candidate and the findings themselves: honest, if terse.
+        answer = candidates[0].text if candidates else NOT_FOUND
         points = [ReportPoint(text=f["claim"], cite=i) for i, f in enumerate(findings, 1)]
         update["step_errors"] = [f"writer: {exc}"]
 
-    # Number citations in order of first use; check each against its source's text.
+    # The answer's own citation first, then the points' in order of first use; each checked against its source.
+    chosen = next((c for c in candidates if c.text == answer), None)
+    answer_cite = None
+    if chosen is not None:
+        answer_cite = check_citation(1, answer_finding(chosen, state.get("sources", [])), answer,
+                                     ctx.toolbox.source_text)
     cites: dict[int, Citation] = {}
+    first = 2 if answer_cite else 1
     for p in points:
         if p.cite not in cites and 1 <= p.cite <= len(findings):
-            cites[p.cite] = check_citation(len(cites) + 1, findings[p.cite - 1], p.text, ctx.toolbox.source_text)
-    citations = list(cites.values())
+            cites[p.cite] = check_citation(first + len(cites), findings[p.cite - 1], p.text, ctx.toolbox.source_text)
+    citations = ([answer_cite] if answer_cite else []) + list(cites.values())
     rejected = sum(1 for c in citations if not c["verified"])
     ctx.store.log_event(ctx.run_id, "citation_check", {
         "checked": len(citations), "verified": len(citations) - rejected, "removed": rejected,
-        "citations": citations,
+        "citations": citations, "answer_options": choices,
     })
     emit({"event": "report", "verified": len(citations) - rejected, "removed": rejected})
-    report = render_report(state["question"], answer, points, cites, note)
+    report = render_report(question, answer, answer_cite, points, cites, note)
     return {**update, "answer": answer, "report": report, "citations": citations}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -33,3 +34,25 @@ def load_prompt(role: str) -> Prompt:
     system, _, user = text.partition("\n---\n")
     version = f"{role}@{hashlib.sha1(text.encode()).hexdigest()[:8]}"
     return Prompt(role=role, system=Template(system.strip()), user=Template(user.strip()), version=version)
+
+
+_PLACEHOLDER = re.compile(r"<[a-z][a-z ]{1,30}>")
+
+
+@cache
+def example_markers() -> frozenset[str]:
+    """The placeholders ("<person>", "<film>") of every role's few-shot example.
+
+    Examples are written with placeholders, never real names, so they cannot be copied into a plan,
+    a query or an answer unnoticed: an output holding one of these has copied an example.
+    """
+    found: set[str] = set()
+    for role in ROLES:
+        prompt = load_prompt(role)
+        found |= set(_PLACEHOLDER.findall(prompt.system.template + prompt.user.template))
+    return frozenset(found)
+
+
+def leaks_example(text: str) -> bool:
+    """True when a model output contains one of the few-shot examples' placeholders."""
+    return any(marker in text for marker in example_markers())

@@ -175,6 +175,9 @@ def compare(
     b: Path = typer.Argument(..., help="eval --out directory B (e.g. a new adapter)"),
     out_file: Path | None = typer.Option(None, "--out", help="also write the comparison here (.md or .json)"),
     max_flips: int = typer.Option(30, "--max-flips", help="flipped questions listed per system"),
+    systems: str | None = typer.Option(
+        None, "--systems", help="SYS_A:SYS_B — compare system SYS_A of A with SYS_B of B "
+        "(e.g. closed-book:graph; A and B may be the same directory)"),
 ) -> None:
     """B − A per metric with paired bootstrap intervals, and the questions whose answer flipped."""
     from deepresearch.evals.compare import compare_dirs, render_comparison
@@ -182,10 +185,16 @@ def compare(
     for path in (a, b):
         if not path.is_dir():
             raise fail(f"{path}: not an eval directory (give the --out of two evals)")
+    pair: tuple[str, str] | None = None
+    if systems is not None:
+        parts = [p.strip() for p in systems.split(":")]
+        if len(parts) != 2 or not all(parts):
+            raise fail(f"--systems {systems!r}: expected SYS_A:SYS_B, e.g. closed-book:graph")
+        pair = (parts[0], parts[1])
     evals = _eval_settings(None, None)
     try:
         comparison = compare_dirs(a, b, seed=evals.seed, resamples=evals.bootstrap_resamples,
-                                  confidence=evals.confidence)
+                                  confidence=evals.confidence, systems=pair)
     except ValueError as exc:
         raise fail(str(exc)) from None
     text = render_comparison(comparison, max_flips=max_flips)

@@ -10,9 +10,12 @@ from .conftest import agent_settings, default_script, first_matching, plan_of, q
 from .fakes import ScriptedModel
 
 
-async def run(model, toolbox, store, settings=None, **kw):
-    return await research("When was Ada Lovelace born?", model=model, toolbox=toolbox, store=store,
+async def run(model, toolbox, store, settings=None, question="When was Ada Lovelace born?", **kw):
+    return await research(question, model=model, toolbox=toolbox, store=store,
                           settings=settings or agent_settings(), **kw)
+
+
+NO_MATCH = "Zzz qqq xxx?"  # a question whose own search finds nothing
 
 
 async def test_parallel_executors_find_and_cite(toolbox, store):
@@ -44,7 +47,7 @@ async def test_replan_after_a_round_without_evidence(toolbox, store):
         return default_script()(role, request)
 
     model = ScriptedModel(script)
-    result = await run(model, toolbox, store)
+    result = await run(model, toolbox, store, question=NO_MATCH)
     assert model.calls("planner") == 2
     second_plan = [req for role, req in model.requests if role == "planner"][1]
     assert "found no useful evidence" in user_text(second_plan)
@@ -52,22 +55,31 @@ async def test_replan_after_a_round_without_evidence(toolbox, store):
     assert any(e.kind == "replan" for e in store.events(result.run_id))
 
 
-async def test_coordinator_follow_up_search_adds_a_hop(toolbox, store):
+async def test_coordinator_follow_up_searches_a_bridge_entity(toolbox, store):
     base = default_script(("Ada Lovelace born",))
+    offered = []
 
     def script(role, request):
         if role == "coordinator":
             assert "[1]" in user_text(request)  # it sees the findings so far
-            return {"decision": "search", "query": "Analytical Engine designed"}
+            offered.append(request.json_schema["properties"]["search"]["enum"])
+            return {"search": first_matching(offered[-1], "Engine")}
         return base(role, request)
 
     model = ScriptedModel(script)
-    result = await run(model, toolbox, store, settings=agent_settings(max_rounds=2))
+    result = await run(model, toolbox, store, question="Who designed the engine Ada Lovelace wrote for?",
+                       settings=agent_settings(max_rounds=2))
     searches = [raw["query"] for name, raw in toolbox.invocations if name == "search"]
-    assert searches == ["Ada Lovelace born", "Analytical Engine designed"]
+    # The hop searches a name the evidence gave (a choice, not free text), never one of the question's.
+    bridge = first_matching(offered[0], "Engine")
+    assert "Engine" in bridge and not any("Lovelace" in name for name in offered[0])
+    assert searches[-1] == bridge
     assert model.calls("coordinator") == 1  # the round limit ends the run after the second hop
+    assert [s["bridge"] for s in result.plan if s.get("bridge")] == [bridge]
     assert result.status == "finished"
-    assert any("d2" in c["source"] for c in result.citations)
+    assert "Babbage" in result.answer
+    # The answer cites the sentence it was taken from, and that citation verifies.
+    assert result.answer in result.citations[0]["quote"] and result.citations[0]["verified"]
 
 
 async def test_budget_stop_is_reported(toolbox, store):
@@ -89,11 +101,13 @@ async def test_loop_stop_when_the_same_call_repeats(toolbox, store):
     model = ScriptedModel(lambda role, req: plan_of("zzz nothing") if role == "planner"
                           else {"tool": "search", "input": "zzz nothing"} if role == "executor"
                           else default_script()(role, req))
-    result = await run(model, toolbox, store, settings=agent_settings(max_rounds=5, loop_window=2))
+    result = await run(model, toolbox, store, settings=agent_settings(max_rounds=5, loop_window=2),
+                       question=NO_MATCH)
     assert result.status == "loop_stop"
     assert "loop" in result.report
     searches = [raw for name, raw in toolbox.invocations if name == "search"]
-    assert len(searches) == 1  # the repeated call was detected and not made again
+    # The question, then "zzz nothing" by both of round 1's parallel executors; no later round repeats it.
+    assert [s["query"] for s in searches] == [NO_MATCH, "zzz nothing", "zzz nothing"]
     assert any(e.kind == "loop" for e in store.events(result.run_id))
 
 
@@ -108,8 +122,9 @@ async def test_plan_edit_via_interrupt(toolbox, store):
     settings = agent_settings()
     settings.auto_approve = False
     result = await run(model, toolbox, store, settings=settings, approve=approve)
-    assert shown and shown[0][0]["query"] == "zzz useless query"
-    assert [raw["query"] for name, raw in toolbox.invocations if name == "search"] == ["Ada Lovelace born"]
+    assert shown and [s["query"] for s in shown[0]] == ["When was Ada Lovelace born?", "zzz useless query"]
+    searches = [raw["query"] for name, raw in toolbox.invocations if name == "search"]
+    assert searches[0] == "Ada Lovelace born" and "zzz useless query" not in searches
     assert result.status == "finished"
 
 
@@ -224,3 +239,25 @@ async def test_only_the_sampled_roles_get_the_temperature(toolbox, store):
     model = ScriptedModel(default_script())  # None: every role samples
     await run(model, toolbox, store, sampling_temperature=0.8)
     assert {request.sampling.temperature for _, request in model.requests} == {0.8}
+
+
+async def test_the_question_itself_is_always_searched_first(toolbox, store):
+    # The retrieval floor: whatever the planner writes, round 1 also searches the question verbatim.
+    model = ScriptedModel(default_script(("zzz useless query", "Analytical Engine designed")))
+    result = await run(model, toolbox, store, settings=agent_settings(max_plan_steps=2))
+    searches = [raw["query"] for name, raw in toolbox.invocations if name == "search"]
+    assert "When was Ada Lovelace born?" in searches[:2]  # the two steps of round 1 run in parallel
+    first_plan = store.events(result.run_id, "plan")[0].payload["steps"]
+    assert [s["query"] for s in first_plan] == ["When was Ada Lovelace born?", "zzz useless query"]  # budget 2
+
+
+async def test_every_source_read_is_kept_for_choosing_the_answer(toolbox, store):
+    model = ScriptedModel(default_script(("Ada Lovelace born",)))
+    result = await run(model, toolbox, store)
+    writer = [req for role, req in model.requests if role == "writer"][-1]
+    options = writer.json_schema["properties"]["answer"]["enum"]
+    assert "1815" in options and options[-1] == "not found"  # a span of the evidence, plus "not found"
+    assert result.answer == "1815"
+    assert "**Answer:** 1815 [1]" in result.report
+    answer_cite = result.citations[0]
+    assert answer_cite["verified"] and "1815" in answer_cite["quote"] and answer_cite["source"].endswith("/d1")

@@ -90,3 +90,9 @@ def test_helpers(tmp_path: Path) -> None:
     assert _adapter_path(str(tmp_path / "adapters" / "v1"), tmp_path / "x") == ("v1", tmp_path / "adapters" / "v1")
     assert _adapter_path("served", tmp_path / "adapters") == ("served", None)
     assert _adapter_path(None, tmp_path) == (None, None)
+
+
+def test_compare_systems_option_bad_input(cli, tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    _one_line_error(cli("compare", tmp_path / "empty", tmp_path / "empty", "--systems", "graph"),
+                    "expected SYS_A:SYS_B")

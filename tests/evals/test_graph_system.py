@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from deepresearch.agent.config import AgentSettings
 from deepresearch.agent.graph import run as graph_run
+from deepresearch.agent.model.types import Completion
 from deepresearch.agent.trace.store import TraceStore
 from deepresearch.evals.config import EvalSettings
 from deepresearch.evals.dataset import EvalQuestion
@@ -50,9 +51,22 @@ def _log_run(store: TraceStore, tags: dict) -> str:
 def test_evidence_from_trace(tmp_path: Path) -> None:
     store = TraceStore(tmp_path / "t.db")
     run_id = _log_run(store, {})
-    texts, doc_ids, _ = evidence_from_trace(store, run_id, _tools())
-    assert texts == ["The Eiffel Tower is in Paris.", "A tower is tall.", "Paris is the capital of France."]
-    assert doc_ids == ["d1", "d3", "d2"]  # python output is not retrieval evidence
+    facts = evidence_from_trace(store, run_id, _tools())
+    assert facts.evidence == ["The Eiffel Tower is in Paris.", "A tower is tall.", "Paris is the capital of France."]
+    assert facts.doc_ids == ["d1", "d3", "d2"]  # python output is not retrieval evidence
+    assert facts.leaked is False and facts.answer_options is None
+    store.close()
+
+
+def test_trace_facts_record_the_writer_options_and_example_leaks(tmp_path: Path) -> None:
+    store = TraceStore(tmp_path / "t.db")
+    run_id = _log_run(store, {})
+    store.log_event(run_id, "citation_check", {"checked": 0, "answer_options": ["Paris", "Lyon"]})
+    completion = Completion(text='{"query": "<person> born"}', prompt_token_ids=[1], completion_token_ids=[2],
+                            logprobs=[-0.1], model="m")
+    store.log_llm_call(run_id, "planner", [{"role": "user", "content": "q"}], completion)
+    facts = evidence_from_trace(store, run_id, _tools())
+    assert facts.answer_options == ["Paris", "Lyon"] and facts.leaked is True
     store.close()
 
 

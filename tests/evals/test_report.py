@@ -98,3 +98,32 @@ async def test_cli_compare_and_report(two_evals: tuple[Path, Path], tmp_path: Pa
     assert len(saved["systems"]["closed-book"]["flips"]) == 2
     result = CliRunner().invoke(app, ["eval", "report", str(a), "--no-plots"])
     assert result.exit_code == 0 and "report.md" in result.output
+
+
+async def test_compare_two_systems_of_one_eval(two_evals: tuple[Path, Path]) -> None:
+    a, b = two_evals
+    comparison = compare_dirs(a, b, seed=0, systems=("closed-book", "closed-book"))
+    (label, comp), = comparison.systems.items()
+    assert label == "closed-book (A) vs closed-book (B)" and comp.n_common == len(QUESTIONS)
+    with pytest.raises(ValueError, match="no results of system 'graph'"):
+        compare_dirs(a, b, seed=0, systems=("closed-book", "graph"))
+
+
+def test_conversion_offered_and_claim_support_scores() -> None:
+    from deepresearch.evals.aggregate import METRICS
+    from deepresearch.evals.dataset import EvalQuestion
+    from deepresearch.evals.results import EvalCitation, SystemOutput, make_result
+
+    question = EvalQuestion(id="q", question="In what year did she die?", answer="1689")
+    cites = [EvalCitation(n=1, source="s", quote="She died on 16 April 1689.", claim="1689", verified=True),
+             EvalCitation(n=2, source="s", quote="She died on 16 April 1689.", claim="John Burgoyne", verified=True)]
+    right = make_result("e", "graph", question, SystemOutput(
+        answer="1689", evidence=["She died in 1689."], citations=cites, answer_options=["1640", "1689"]))
+    wrong = make_result("e", "graph", question, SystemOutput(
+        answer="1640", evidence=["She died in 1689."], answer_options=["1640"]))
+    missing = make_result("e", "graph", question, SystemOutput(answer="1640", evidence=["Nothing here."]))
+    assert right.scores.supported_share == 0.5  # the Burgoyne point's quote does not name him
+    assert right.scores.offered == 1.0 and wrong.scores.offered == 0.0 and missing.scores.offered is None
+    conversion = METRICS["conversion"]
+    # Conversion counts only runs whose evidence held the answer: 1 of 2 here; the third is not counted.
+    assert [conversion(r) for r in (right, wrong, missing)] == [1.0, 0.0, None]

@@ -1,0 +1,393 @@
+"""Answer candidates: spans of the run's evidence, shaped by what the question asks for.
+
+A 135M model chooses far better than it writes, so the writer's direct answer is picked from a short
+list of spans taken from the verified evidence. This module finds those spans and ranks them with
+cheap, inspectable features (no model call):
+
+    kind      the question asks for a date/year, a number, or a name; a span of another kind is out
+    novelty   answers rarely repeat the question ("Who wrote X?" is not answered "X")
+    context   the sentence (and its source's title) shares the question's words
+    nearness  the span stands close to those shared words inside the sentence
+    source    earlier search results first; a span seen in several sentences counts a little more
+
+The same spans name the *bridge entity* of a multi-hop question: the best-ranked name of the first
+round's evidence that the question does not mention is what the follow-up hop searches for.
+Stdlib only, so it is fast and easy to test.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal
+
+AnswerKind = Literal["date", "number", "name"]
+
+_MONTHS = ("January|February|March|April|May|June|July|August|September|October|November|December|"
+           "Jan\\.?|Feb\\.?|Mar\\.?|Apr\\.?|Jun\\.?|Jul\\.?|Aug\\.?|Sep\\.?|Sept\\.?|Oct\\.?|Nov\\.?|Dec\\.?")
+_DATE_PATTERNS = [
+    re.compile(rf"\b\d{{1,2}}\s+(?:{_MONTHS})\s+\d{{3,4}}\b"),  # 16 April 1689
+    re.compile(rf"\b(?:{_MONTHS})\s+\d{{1,2}},?\s+\d{{3,4}}\b"),  # April 16, 1689
+    re.compile(rf"\b(?:{_MONTHS})\s+\d{{3,4}}\b"),  # April 1689
+    re.compile(r"\b(?:1[0-9]|20)\d{2}s?\b"),  # 1689, 1960s
+]
+_NUMBER = re.compile(
+    r"(?:(?:US|A|C)?\$|£|€)?\b\d[\d,]*(?:\.\d+)?(?:\s+(?:million|billion|thousand|hundred|trillion))?"
+    r"(?:\s+(?:[a-z]+))?"
+)
+_BARE_NUMBER = re.compile(
+    r"(?:(?:US|A|C)?\$|£|€)?\d[\d,]*(?:\.\d+)?(?:\s+(?:million|billion|thousand|hundred|trillion))?"
+)
+_QUOTED = re.compile(r"[\"“]([^\"“”]{2,80})[\"”]")
+_TOKEN = re.compile(r"[\w][\w'’.\-&]*|[^\w\s]", re.UNICODE)
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+# Lower-case words allowed inside a name ("Bank of England", "Leonardo da Vinci").
+_CONNECTORS = frozenset({"of", "the", "de", "da", "del", "della", "di", "du", "des", "la", "le", "van",
+                         "von", "der", "den", "y", "on", "upon", "&", "'s", "’s", "for", "in", "at"})
+# Capitalised words that begin sentences but are not names.
+_NOT_NAMES = frozenset({
+    "The", "A", "An", "In", "On", "At", "He", "She", "It", "They", "This", "That", "These", "Those", "His",
+    "Her", "Its", "Their", "There", "After", "Before", "During", "When", "While", "Although", "However", "As",
+    "From", "For", "With", "By", "Of", "To", "And", "But", "Or", "Since", "Following", "Born", "Also", "Both",
+    "Some", "Many", "Most", "One", "Two", "Three", "Today", "Later", "Then", "We", "I", "You", "Our", "If",
+    "According", "Unlike", "Despite", "Like", "Under", "Between", "Among", "Until", "Each", "All",
+    "Other", "Another", "Such", "What", "Which", "Who", "Where", "Why", "How", "Is", "Was", "Were", "Are",
+})
+_STOP = frozenset([
+    "a", "an", "the", "of", "in", "on", "at", "to", "for", "from", "by", "with", "and", "or", "but", "is", "was",
+    "were", "are", "be", "been", "being", "as", "that", "this", "these", "those", "which", "who", "whom", "whose",
+    "what", "when", "where", "why", "how", "did", "do", "does", "done", "has", "have", "had", "it", "its", "he",
+    "she", "they", "his", "her", "their", "there", "than", "then", "also", "into", "onto", "about", "after",
+    "before", "during", "while", "not", "no", "yes", "name", "named", "known", "called", "both", "same", "one",
+    "first", "second", "other", "another", "any", "all", "some", "such", "many", "much", "more", "most", "same",
+    "whose", "year", "years"
+])
+
+# Names that are almost never an answer on their own: months, weekdays, demonyms of the big countries.
+_GENERIC = frozenset([
+    "january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november",
+    "december", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "american", "british",
+    "english", "french", "german", "italian", "spanish", "russian", "chinese", "japanese", "canadian", "australian",
+    "irish", "scottish", "welsh", "indian", "swedish", "norwegian", "danish", "dutch", "european", "african",
+    "asian", "mexican", "brazilian", "polish", "greek", "roman", "christian", "catholic", "jewish", "muslim"
+])
+
+_ASKS_YEAR = re.compile(r"\b(what|which)\s+year\b", re.IGNORECASE)
+_YEAR_Q = re.compile(r"\b(when|what year|which year|in what year|what decade|which decade|what century|"
+                     r"what date|which date|how long ago)\b", re.IGNORECASE)
+_NUMBER_Q = re.compile(r"\b(how many|how much|how long|how old|how tall|how far|how big|how large|what is the "
+                       r"(population|number|amount|size|height|length|capacity|area|age|distance|seating))\b"
+                       r"|\bpopulation\b|\bcapacity\b", re.IGNORECASE)
+
+
+def answer_kind(question: str) -> AnswerKind:
+    """What the question asks for: a date or year, a number, or (the default) a name."""
+    if _NUMBER_Q.search(question):
+        return "number"
+    if _YEAR_Q.search(question):
+        return "date"
+    return "name"
+
+
+def content_words(text: str) -> list[str]:
+    return [w for w in (m.group().lower() for m in _WORD.finditer(text)) if w not in _STOP and len(w) > 1]
+
+
+_SUFFIXES = ("ing", "ed", "es", "s")
+
+
+def _stem(word: str) -> str:
+    """A crude stem, enough to match "died" with "die" and "founded" with "founder": drop one common
+    suffix, keep at most 5 letters."""
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)]
+            break
+    else:
+        if word.endswith("ed"):  # "died" → "die"
+            word = word[:-1]
+    return word[:5]
+
+
+def _norm(text: str) -> str:
+    return " ".join(m.group().lower() for m in _WORD.finditer(text) if m.group().lower() not in ("a", "an", "the"))
+
+
+@dataclass(frozen=True)
+class Span:
+    text: str
+    kind: AnswerKind
+    start: int  # character offset in its sentence
+
+
+def _name_spans(sentence: str) -> list[Span]:
+    """Maximal runs of capitalised words (with lower-case connectors inside) and quoted titles."""
+    tokens = [(m.group(), m.start(), m.end()) for m in _TOKEN.finditer(sentence)]
+    spans: list[Span] = []
+    i = 0
+    while i < len(tokens):
+        word = tokens[i][0]
+        if not _is_cap(word):
+            i += 1
+            continue
+        j = i + 1
+        while j < len(tokens):
+            w = tokens[j][0]
+            joins = (w in _CONNECTORS or w in ("'", "’")) and j + 1 < len(tokens) and _is_cap(tokens[j + 1][0])
+            if _is_cap(w) or joins:
+                j += 1
+            else:
+                break
+        run = _trim(tokens[i:j])
+        if run and len(run) <= 8:
+            text = sentence[run[0][1]:run[-1][2]].rstrip(".,")
+            if text and not (len(run) == 1 and len(text) <= 1):
+                spans.append(Span(text, "name", run[0][1]))
+                # A long name often holds the answer as a part ("Kingdom of Bohemia" → "Bohemia").
+                parts = _split_on_connectors(run)
+                for part in parts if len(parts) > 1 else []:
+                    spans.append(Span(sentence[part[0][1]:part[-1][2]].rstrip(".,"), "name", part[0][1]))
+        i = max(j, i + 1)
+    for m in _QUOTED.finditer(sentence):
+        spans.append(Span(m.group(1).strip(" ,."), "name", m.start(1)))
+    return spans
+
+
+def _trim(run: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
+    """Drop sentence openers, lone months/demonyms and connectors from both ends of a run."""
+    def loose(word: str, front: bool) -> bool:
+        return (front and word in _NOT_NAMES) or word.lower() in _GENERIC or word in _CONNECTORS
+    while run and loose(run[0][0], True):
+        run = run[1:]
+    while run and loose(run[-1][0], False):
+        run = run[:-1]
+    return run
+
+
+def _split_on_connectors(run: list[tuple[str, int, int]]) -> list[list[tuple[str, int, int]]]:
+    """The names inside a long name: split at connectors and after a possessive ("Babbage's Engine")."""
+    parts: list[list[tuple[str, int, int]]] = [[]]
+    for word, start, end in run:
+        if word in _CONNECTORS or word in ("'", "’"):
+            parts.append([])
+        elif word.endswith(("'s", "’s")):
+            parts[-1].append((word[:-2], start, end - 2))
+            parts.append([])
+        else:
+            parts[-1].append((word, start, end))
+    return [p for p in parts if p and p[0][0] not in _NOT_NAMES]
+
+
+def _is_cap(word: str) -> bool:
+    return (word[:1].isupper() or word[:1].isdigit()) and any(c.isalpha() for c in word) or (
+        word[:1].isupper() and len(word) > 1)
+
+
+def _date_spans(sentence: str) -> list[Span]:
+    spans: list[Span] = []
+    taken: list[tuple[int, int]] = []
+    for pattern in _DATE_PATTERNS:
+        for m in pattern.finditer(sentence):
+            spans.append(Span(m.group(), "date", m.start()))
+            taken.append((m.start(), m.end()))
+    return spans
+
+
+def _number_spans(sentence: str) -> list[Span]:
+    spans: list[Span] = []
+    for m in _NUMBER.finditer(sentence):
+        text = m.group().strip()
+        words = text.split()
+        bare = _BARE_NUMBER.match(text)
+        if bare:
+            spans.append(Span(bare.group(), "number", m.start()))
+        if len(words) > 1 and bare and bare.group() != text and words[-1] not in _STOP:
+            spans.append(Span(text, "number", m.start()))
+    return spans
+
+
+def spans_of(sentence: str) -> list[Span]:
+    """Every candidate span of a sentence, of every kind."""
+    return [*_name_spans(sentence), *_date_spans(sentence), *_number_spans(sentence)]
+
+
+@dataclass
+class Candidate:
+    text: str
+    score: float
+    quote: str  # the sentence it was taken from
+    source: int  # search rank of that sentence's source
+    url: str = ""  # that source
+    count: int = 1
+
+
+BRIDGE_PENALTY = 0.5
+# Feature weights (tuned on pool *train* questions; the eval's dev questions were not looked at).
+W = {"about": 0.5, "relation": 3.0, "near": 1.5, "novel": 2.0, "source": 0.4, "typed": 1.5}
+# For the bridge of a multi-hop question, being named where the question's entities are matters most.
+BRIDGE_W = {"about": 2.0, "relation": 0.5, "near": 1.5, "novel": 1.0, "source": 0.0}
+
+
+@dataclass(frozen=True)
+class EvidenceSentence:
+    text: str
+    source: int  # 0-based rank of its source (search order)
+    title: str = ""
+    hop: bool = False  # found by a follow-up search for a bridge entity
+    url: str = ""  # the source it belongs to
+
+
+_WH_HEAD = re.compile(r"\b(?:what|which|whose)\s+((?:[\w'’\-]+\s+){0,3}[\w'’\-]+)", re.IGNORECASE)
+
+
+def answer_type_words(question: str) -> set[str]:
+    """Stems of the words naming the answer's type: "what British rock band" → british, rock, band.
+
+    Evidence often introduces an answer by its type ("the British rock band Dire Straits"), so a span
+    next to these words is likely the one asked for.
+    """
+    m = _WH_HEAD.search(question)
+    if not m:
+        return set()
+    words = []
+    for w in m.group(1).split():
+        lw = w.lower()
+        if lw in _STOP or lw in ("did", "does", "do", "is", "was", "were", "are", "has", "had"):
+            break
+        words.append(_stem(lw))
+    return set(words)
+
+
+def question_terms(question: str) -> tuple[set[str], set[str]]:
+    """(stems of the entity words, stems of the other content words) of a question.
+
+    Entity words (inside capitalised names or quotes) say which sources are about the question;
+    the other words ("founded", "died", "county") say which sentence of them holds the answer,
+    and the answer stands close to them.
+    """
+    entity: set[str] = set()
+    for span in _name_spans(question[:1].lower() + question[1:]):
+        entity |= {_stem(w) for w in content_words(span.text)}
+    words = {_stem(w) for w in content_words(question)}
+    return entity & words, words - entity
+
+
+def rank_candidates(question: str, sentences: Iterable[EvidenceSentence], k: int = 5,
+                    kind: AnswerKind | None = None, bridges: Iterable[str] = (),
+                    weights: dict[str, float] | None = None) -> list[Candidate]:
+    """The k best answer spans of the evidence for the question, best first.
+
+    `bridges`: entities the run searched for in a follow-up hop. A multi-hop question asks about
+    something the bridge leads to, so the bridge itself is a poor answer and a sentence of the hop's
+    sources that carries the question's relation words is a good place for one.
+    """
+    kind = kind or answer_kind(question)
+    w = weights or W
+    bridge_keys = {_norm(b) for b in bridges}
+    entity, relation = question_terms(question)
+    type_words = answer_type_words(question)
+    asks_year = kind == "date" and _ASKS_YEAR.search(question) is not None
+    q_stems = entity | relation
+    q_norm = f" {_norm(question)} "
+    best: dict[str, Candidate] = {}
+    for sent in sentences:
+        spans = [s for s in spans_of(sent.text) if _fits(s, kind)]
+        if not spans:
+            continue
+        s_words = [(m.group().lower(), m.start()) for m in _WORD.finditer(sent.text)]
+        title_stems = {_stem(w) for w in content_words(sent.title)}
+        rel_hits = [(_stem(w), pos) for w, pos in s_words if _stem(w) in relation]
+        ent_shared = ({_stem(w) for w, _ in s_words} | title_stems) & entity
+        # A hop's source is about the bridge, which the evidence named beside the question's entities.
+        about = 1.0 if sent.hop else len(ent_shared) / len(entity) if entity else 0.0
+        rel_share = len({w for w, _ in rel_hits}) / len(relation) if relation else 0.0
+        for span in spans:
+            key = _norm(span.text)
+            if not key or key in _GENERIC:
+                continue
+            span_stems = {_stem(w) for w in key.split()}
+            novelty = 1.0 - len(span_stems & q_stems) / len(span_stems)
+            if f" {key} " in q_norm or novelty == 0.0:
+                continue  # the question's own words are not its answer
+            end = span.start + len(span.text)
+            near = min((abs(pos - span.start) if pos < span.start else pos - end
+                        for _, pos in rel_hits if not span.start <= pos < end), default=None)
+            nearness = 0.0 if near is None else 1.0 / (1.0 + near / 25.0)
+            if span.kind == "date" and (life := _life_date(sent.text, span.start)):
+                if life & relation:
+                    nearness, rel_share = 1.0, len({w for w, _ in rel_hits} | (life & relation)) / len(relation)
+                elif (_BIRTH | _DEATH) & relation:  # a birth date for a question about a death, or back
+                    nearness = 0.0
+            typed = _typed(sent.text, span, end, type_words)
+            score = (w["about"] * about + w["relation"] * rel_share + w["near"] * nearness + w["novel"] * novelty
+                     + w["source"] / (1 + sent.source) + w.get("typed", 0.0) * typed
+                     + _kind_bonus(span, kind, asks_year))
+            if key in bridge_keys:
+                score -= BRIDGE_PENALTY
+            old = best.get(key)
+            if old is None or score > old.score:
+                best[key] = Candidate(span.text, score, sent.text, sent.source, sent.url, (old.count if old else 0) + 1)
+            else:
+                old.count += 1
+    for cand in best.values():
+        cand.score += 0.2 * math.log(cand.count)
+    return sorted(best.values(), key=lambda c: (-c.score, c.source))[:k]
+
+
+_BIRTH = frozenset({"born", "birth", "b"})
+_DEATH = frozenset({"die", "death", "dead", "kill", "d"})
+
+
+def _life_date(sentence: str, start: int) -> frozenset[str]:
+    """Whether a date is a birth or a death: "born 1640", "died on 16 April 1689", or in
+    "Name (1640 – 16 April 1689)" before or after the dash. Empty when it says neither."""
+    before = [_stem(w.lower()) for w in _WORD.findall(sentence[max(0, start - 25):start])][-3:]
+    if _BIRTH & set(before):
+        return _BIRTH
+    if _DEATH & set(before):
+        return _DEATH
+    depth, opened = 0, -1
+    for i in range(start - 1, -1, -1):  # the innermost "(" still open at `start` (skipping closed pairs)
+        if sentence[i] == ")":
+            depth += 1
+        elif sentence[i] == "(":
+            if depth == 0:
+                opened = i
+                break
+            depth -= 1
+    if opened < 0:
+        return frozenset()
+    closed = sentence.find(")", start)
+    inside = sentence[opened:closed if closed > 0 else len(sentence)]
+    dash = max(inside.rfind("–"), inside.rfind("—"), inside.rfind(" - "))
+    if dash < 0:
+        return frozenset()
+    return _DEATH if start > opened + dash else _BIRTH
+
+
+def _typed(sentence: str, span: Span, end: int, type_words: set[str]) -> float:
+    """1 when the words just before (or after) the span name the answer's type, else 0."""
+    if not type_words:
+        return 0.0
+    before = [_stem(w.lower()) for w in _WORD.findall(sentence[max(0, span.start - 40):span.start])][-3:]
+    after = [_stem(w.lower()) for w in _WORD.findall(sentence[end:end + 20])][:1]
+    return 1.0 if type_words & set(before + after) else 0.0
+
+
+def _fits(span: Span, kind: AnswerKind) -> bool:
+    if kind == "date":
+        return span.kind == "date"
+    if kind == "number":
+        return span.kind == "number"
+    return span.kind == "name" and not span.text[:1].isdigit()
+
+
+def _kind_bonus(span: Span, kind: AnswerKind, asks_year: bool = False) -> float:
+    if asks_year:  # "in what year" is answered "1689", not "16 April 1689"
+        return 0.5 if re.fullmatch(r"\d{4}", span.text) else 0.0
+    if kind == "name":
+        return 0.2 * min(len(span.text.split()), 3) / 3  # a full name beats a lone word
+    return 0.0

@@ -1,0 +1,82 @@
+"""Answer candidates: spans of the evidence shaped by the question, ranked by cheap features."""
+
+from __future__ import annotations
+
+from deepresearch.agent.graph.candidates import (
+    BRIDGE_W,
+    EvidenceSentence,
+    answer_kind,
+    question_terms,
+    rank_candidates,
+    spans_of,
+)
+
+
+def sentences(*texts: str, hop: bool = False, title: str = "") -> list[EvidenceSentence]:
+    return [EvidenceSentence(t, i, title, hop) for i, t in enumerate(texts)]
+
+
+def test_answer_kind_follows_the_question_word():
+    assert answer_kind("In what year did the playwright who wrote The City Heiress die?") == "date"
+    assert answer_kind("When was the band formed?") == "date"
+    assert answer_kind("How many people live in the town?") == "number"
+    assert answer_kind("What is the population of the town that gets its water from Canobie Lake?") == "number"
+    assert answer_kind("Who founded the collective?") == "name"
+
+
+def test_spans_cover_names_dates_numbers_and_quoted_titles():
+    found = {s.text for s in spans_of('Aphra Behn (1640 – 16 April 1689) wrote "The Rover" for the Duke of York.')}
+    assert {"Aphra Behn", "1640", "16 April 1689", "1689", "The Rover", "Duke of York", "York"} <= found
+    assert "28,776" in {s.text for s in spans_of("The population was 28,776 at the 2010 census.")}
+
+
+def test_entity_and_relation_words_of_a_question():
+    entity, relation = question_terms("In what year did the playwright who wrote The City Heiress die?")
+    assert {"city", "heire"} <= entity  # stems of the name the question is about
+    assert {"playw", "wrote", "die"} <= relation
+
+
+def test_a_date_question_gets_the_date_near_its_relation_word():
+    evidence = sentences(
+        "The City Heiress is a play by Aphra Behn produced in 1682.",
+        "Aphra Behn (born 1640) was an English playwright who died on 16 April 1689 in London.",
+    )
+    ranked = rank_candidates("In what year did the playwright who wrote The City Heiress die?", evidence, k=3)
+    assert ranked[0].text in ("16 April 1689", "1689")
+    assert ranked[0].quote == evidence[1].text  # a candidate carries the sentence it came from
+    assert all(c.text != "Aphra Behn" for c in ranked)  # not a date
+
+
+def test_the_question_own_words_are_never_candidates():
+    ranked = rank_candidates("Who wrote The City Heiress?", sentences("The City Heiress is a play by Aphra Behn."))
+    assert [c.text for c in ranked] == ["Aphra Behn"]
+
+
+def test_months_and_demonyms_alone_are_not_names():
+    ranked = rank_candidates("Who directed the film?", sentences("In March the American film was directed by Ann Lee."))
+    assert [c.text for c in ranked] == ["Ann Lee"]
+
+
+def test_bridge_weights_prefer_the_name_beside_the_question_entity():
+    evidence = sentences(
+        "The Exception and the Rule is a play by German playwright Bertolt Brecht, who wrote it around 1930.",
+        "The City Heiress is a play by Aphra Behn produced in 1682.",
+    )
+    question = "In what year did the playwright who wrote The City Heiress die?"
+    assert rank_candidates(question, evidence, k=1, kind="name", weights=BRIDGE_W)[0].text == "Aphra Behn"
+
+
+def test_the_bridge_itself_is_a_poor_answer_to_a_multi_hop_question():
+    evidence = [EvidenceSentence("The album was released by Ulver.", 0),
+                EvidenceSentence("Ulver is a band founded by Kristoffer Rygg.", 0, "Ulver", hop=True)]
+    question = "Who founded the band that released the album?"
+    assert rank_candidates(question, evidence, k=1, bridges=["Ulver"])[0].text == "Kristoffer Rygg"
+
+
+def test_life_dates_in_parentheses_answer_birth_and_death_questions():
+    evidence = sentences(
+        "Aphra Behn ( ; 14 December 1640? (baptismal date)–16 April 1689) was a British playwright.",
+        "The Exception and the Rule is a play by German playwright Bertolt Brecht; he wrote it around 1929.",
+    )
+    died = rank_candidates("In what year did the playwright who wrote The City Heiress die?", evidence, k=1)
+    assert died[0].text == "1689"  # "what year": the year, not the whole date
