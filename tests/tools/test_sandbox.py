@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import subprocess
+import tempfile
 import threading
 import time
 import uuid
@@ -242,3 +244,52 @@ async def test_bad_input(python):
     assert (await python.invoke({})).error_kind == "bad_args"
     assert (await python.invoke({"code": "x" * 200_000})).error_kind == "bad_args"
     assert os.path.exists("/usr/bin/python3")
+
+
+async def test_start_up_probe_runs_exactly_the_command_the_tool_runs(monkeypatch):
+    """The probe must fail where the tool would (e.g. `--proc` inside Docker), so it runs the same argv."""
+    from deepresearch.tools.sandbox import runner
+
+    monkeypatch.setattr(runner, "_tasks_of_uid", lambda uid: 0)  # RLIMIT_NPROC counts live threads: fix it
+    monkeypatch.setattr(runner, "_probed", {})
+    seen: dict[str, list[str]] = {}
+    real_run, real_exec = subprocess.run, asyncio.create_subprocess_exec
+
+    def spy_run(cmd, *args, **kwargs):
+        seen["probe"] = list(cmd)
+        return real_run(cmd, *args, **kwargs)
+
+    async def spy_exec(*cmd, **kwargs):
+        seen["tool"] = list(cmd)
+        return await real_exec(*cmd, **kwargs)
+
+    monkeypatch.setattr(runner.subprocess, "run", spy_run)
+    monkeypatch.setattr(runner.asyncio, "create_subprocess_exec", spy_exec)
+    tool = PythonTool(SandboxSettings(wall_timeout_s=3, cpu_s=2, memory_mb=512))
+    assert tool.unavailable_reason() is None
+    assert (await run(tool, "print('hi')"))["stdout"] == "hi\n"
+
+    def same_workdir(argv: list[str]) -> list[str]:  # each run gets a fresh work dir; nothing else may differ
+        workdir = argv[argv.index("--bind") + 1]
+        return ["WORKDIR" if arg == workdir else arg for arg in argv]
+
+    assert same_workdir(seen["probe"]) == same_workdir(seen["tool"])
+    probe = seen["probe"]
+    assert probe[probe.index("--proc"):][:2] == ["--proc", "/proc"]
+
+
+async def test_a_probe_that_cannot_mount_proc_disables_the_tool_with_the_container_fix(monkeypatch):
+    from deepresearch.tools.sandbox import runner
+
+    monkeypatch.setattr(runner, "_probed", {})
+    folder = Path(tempfile.mkdtemp(prefix="fake-bwrap-"))
+    try:
+        folder.chmod(0o755)  # setpriv runs it as nobody when the tests run as root
+        bwrap = folder / "bwrap"
+        bwrap.write_text("#!/bin/sh\necho 'bwrap: Cannot mount proc on /newroot/proc: Operation not permitted' >&2\n"
+                         "exit 1\n")
+        bwrap.chmod(0o755)
+        reason = PythonTool(SandboxSettings(bwrap_path=bwrap)).unavailable_reason()
+    finally:
+        shutil.rmtree(folder)
+    assert reason is not None and "mount proc" in reason and "systempaths=unconfined" in reason

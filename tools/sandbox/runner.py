@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import os
 import shutil
 import signal
@@ -33,6 +32,12 @@ TMPFS_BYTES = 64 * 1024 * 1024
 SHM_BYTES = 16 * 1024 * 1024  # POSIX shared memory / multiprocessing locks need little
 _RO_ETC = ("/etc/alternatives", "/etc/ld.so.cache", "/etc/fonts", "/etc/matplotlibrc", "/etc/localtime")
 _USR_LINKS = ("bin", "lib", "lib64", "sbin")
+
+
+CONTAINER_HINT = (
+    "; in a container run it with security_opt seccomp=unconfined, apparmor=unconfined and "
+    "systempaths=unconfined (see docker-compose.yml)"
+)
 
 
 class SandboxUnavailable(RuntimeError):
@@ -60,6 +65,29 @@ class RawRun:
     notes: list[str] = field(default_factory=list)
 
 
+def limits_for(settings: SandboxSettings) -> RunLimits:
+    return RunLimits(
+        wall_timeout_s=settings.wall_timeout_s, cpu_s=settings.cpu_s, memory_bytes=settings.memory_mb << 20,
+        max_procs=settings.max_procs, max_output_bytes=settings.max_output_bytes,
+        max_disk_bytes=settings.max_disk_mb << 20,
+    )
+
+
+def sandbox_uid(settings: SandboxSettings) -> int:
+    """The uid the code runs as: `run_as_uid` when we are root (setpriv drops to it), else our own."""
+    return settings.run_as_uid if os.geteuid() == 0 else os.getuid()
+
+
+def prepare_workdir(code: str, run_uid: int) -> Path:
+    """A fresh work dir holding the script, owned by the sandbox's uid; the caller removes it."""
+    workdir = Path(tempfile.mkdtemp(prefix="deepresearch-sandbox-"))
+    (workdir / SCRIPT).write_text(code)
+    if os.geteuid() == 0:
+        for path in (workdir, workdir / SCRIPT):
+            os.chown(path, run_uid, run_uid)
+    return workdir
+
+
 def check_available(settings: SandboxSettings) -> None:
     if not settings.enabled:
         raise SandboxUnavailable("the python sandbox is disabled in the settings (sandbox.enabled=false)")
@@ -72,23 +100,39 @@ def check_available(settings: SandboxSettings) -> None:
         raise SandboxUnavailable("running as root needs `setpriv` (util-linux) to drop privileges for the sandbox")
     if shutil.which("prlimit") is None:
         raise SandboxUnavailable("`prlimit` (util-linux) not found; the python tool is disabled")
-    if (problem := _probe(str(settings.bwrap_path), settings.run_as_uid)) is not None:
+    if (problem := _probe(settings)) is not None:
         raise SandboxUnavailable(f"bubblewrap cannot create a sandbox here ({problem}); the python tool is disabled")
 
 
-@functools.cache
-def _probe(bwrap: str, run_as_uid: int) -> str | None:
-    """Start one empty sandbox (once per process): bwrap can be installed yet unable to create namespaces."""
-    cmd = [bwrap, "--unshare-all", "--die-with-parent", "--ro-bind", "/usr", "/usr", *_usr_links(), "/usr/bin/true"]
-    if os.geteuid() == 0:
-        cmd = ["setpriv", f"--reuid={run_as_uid}", f"--regid={run_as_uid}", "--clear-groups", "--", *cmd]
+_probed: dict[str, str | None] = {}
+
+
+def _probe(settings: SandboxSettings) -> str | None:
+    """Once per process and settings: bwrap can be installed yet unable to create namespaces or mount /proc."""
+    key = settings.model_dump_json()
+    if key not in _probed:
+        _probed[key] = _run_probe(settings)
+    return _probed[key]
+
+
+def _run_probe(settings: SandboxSettings) -> str | None:
+    """Run an empty script through exactly the command the tool runs (setpriv, prlimit and the whole bwrap
+    argv, --proc included), so a sandbox that cannot start is found here and not at the first python call."""
+    run_uid = sandbox_uid(settings)
+    workdir = prepare_workdir("", run_uid)
     try:
-        done = subprocess.run(cmd, capture_output=True, text=True, timeout=20)
+        done = subprocess.run(_command(settings, limits_for(settings), workdir, run_uid), capture_output=True,
+                              text=True, timeout=20, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.TimeoutExpired) as exc:
         return str(exc)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
     if done.returncode == 0:
         return None
-    return (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[0]
+    line = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[0]
+    if "proc" in line.lower() or "namespace" in line.lower() or "uid map" in line.lower():
+        line += CONTAINER_HINT
+    return line
 
 
 def _usr_links() -> list[str]:
@@ -172,12 +216,8 @@ def _kill_group(proc: asyncio.subprocess.Process) -> None:
 async def run_python(code: str, settings: SandboxSettings, limits: RunLimits) -> RawRun:
     """Run `code` as /work/main.py in a fresh sandbox; the caller removes `workdir` when done."""
     check_available(settings)
-    workdir = Path(tempfile.mkdtemp(prefix="deepresearch-sandbox-"))
-    (workdir / SCRIPT).write_text(code)
-    run_uid = settings.run_as_uid if os.geteuid() == 0 else os.getuid()
-    if os.geteuid() == 0:
-        for path in (workdir, workdir / SCRIPT):
-            os.chown(path, run_uid, run_uid)
+    run_uid = sandbox_uid(settings)
+    workdir = prepare_workdir(code, run_uid)
     started = time.perf_counter()
     proc = await asyncio.create_subprocess_exec(
         *_command(settings, limits, workdir, run_uid), stdin=asyncio.subprocess.DEVNULL,

@@ -12,7 +12,7 @@ from typing import ClassVar, Literal
 
 from deepresearch.tools.base import Tool, ToolFailure
 from deepresearch.tools.config import SandboxSettings
-from deepresearch.tools.sandbox.runner import SCRIPT, RunLimits, SandboxUnavailable, check_available, run_python
+from deepresearch.tools.sandbox.runner import SCRIPT, SandboxUnavailable, check_available, limits_for, run_python
 from pydantic import BaseModel, Field
 
 LIMIT_MESSAGES = {
@@ -86,11 +86,7 @@ class PythonTool(Tool[PythonInput, PythonOutput]):
 
     def __init__(self, settings: SandboxSettings):
         self.settings = settings
-        self.limits = RunLimits(
-            wall_timeout_s=settings.wall_timeout_s, cpu_s=settings.cpu_s, memory_bytes=settings.memory_mb << 20,
-            max_procs=settings.max_procs, max_output_bytes=settings.max_output_bytes,
-            max_disk_bytes=settings.max_disk_mb << 20,
-        )
+        self.limits = limits_for(settings)
 
     def unavailable_reason(self) -> str | None:
         try:
