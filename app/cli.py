@@ -23,7 +23,8 @@ app = typer.Typer(
 )
 
 # Each module exposes register(app). Heavy imports stay inside command bodies.
-COMMAND_MODULES = ["ask", "tui", "doctor", "runs", "index", "web", "model", "eval", "train", "adapters"]
+COMMAND_MODULES = ["ask", "tui", "doctor", "runs", "index", "web", "model", "eval", "train", "adapters",
+                   "memory"]
 
 
 def _version(value: bool) -> None:
