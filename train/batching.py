@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import torch
 
 from .config import GRPOSettings
+from .device import micro_batch_size
 from .grpo import TokenBatch
 from .samples import TrainingSample
 
@@ -41,7 +42,7 @@ def optimiser_steps(samples: list[TrainingSample], cfg: GRPOSettings, world_size
     random.Random(cfg.seed).shuffle(order)
     if cfg.gradient_accumulation_steps == 0:
         return [order] if order else []
-    per_step = cfg.per_device_train_batch_size * cfg.gradient_accumulation_steps * world_size
+    per_step = micro_batch_size(cfg) * cfg.gradient_accumulation_steps * world_size
     return [order[i : i + per_step] for i in range(0, len(order), per_step)]
 
 
@@ -76,7 +77,7 @@ def micro_batches(samples: list[TrainingSample], max_seqs: int, max_tokens: int)
 
 def plan_step(step_samples: list[TrainingSample], cfg: GRPOSettings, rank: int, world_size: int) -> StepPlan:
     per_rank = [
-        micro_batches(part, cfg.per_device_train_batch_size, cfg.max_tokens_per_microbatch)
+        micro_batches(part, micro_batch_size(cfg), cfg.max_tokens_per_microbatch)
         for part in shard(step_samples, world_size)
     ]
     needed = max(len(mbs) for mbs in per_rank)

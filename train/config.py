@@ -53,15 +53,17 @@ class GRPOSettings(BaseModel):
     adam_beta1: float = Field(0.9, ge=0.0, lt=1.0)
     adam_beta2: float = Field(0.99, ge=0.0, lt=1.0)
     max_grad_norm: float = Field(1.0, gt=0.0)
-    per_device_train_batch_size: int = Field(
-        1, ge=1, description="sequences per micro-batch; 1 suits CPUs (no padding, causal fast path), raise on GPUs"
+    per_device_train_batch_size: int | None = Field(
+        None, ge=1, description="sequences per micro-batch; None = by device: 1 on CPUs (no padding, causal fast "
+        "path), 8 on a GPU (max_tokens_per_microbatch still bounds the memory)"
     )
     gradient_accumulation_steps: int = Field(
         0, ge=0, description="micro-batches per optimiser step; 0 = the whole round in one step (on-policy)"
     )
     max_tokens_per_microbatch: int = Field(8192, ge=64, description="padded tokens per micro-batch, upper bound")
-    gradient_checkpointing: bool = Field(
-        False, description="recompute activations in backward: ~⅓ more compute for far less memory (long contexts)"
+    gradient_checkpointing: bool | None = Field(
+        None, description="recompute activations in backward: ~⅓ more compute for far less memory; "
+        "None = by device: on with a GPU, off on CPUs"
     )
     seed: int = 0
 

@@ -20,6 +20,7 @@ from pydantic import BaseModel
 
 from .batching import StepPlan, collate, loss_positions, optimiser_steps, plan_step, trainable
 from .config import LoraSettings, TrainSettings
+from .device import DevicePlan, device_plan
 from .grpo import TokenBatch, completion_logps, grpo_loss, loss_normaliser
 from .samples import TrainingSample
 
@@ -62,14 +63,17 @@ class CompletionLogps(torch.nn.Module):
         return list(getattr(self.policy.get_base_model(), "_no_split_modules", None) or [])
 
 
-def load_policy(model_path: Path, lora: LoraSettings, init_adapter: Path | None, seed: int) -> torch.nn.Module:
-    """Base model in fp32 + a trainable LoRA adapter (a fresh one, or a published one to continue)."""
+def load_policy(
+    model_path: Path, lora: LoraSettings, init_adapter: Path | None, seed: int, dtype: torch.dtype = torch.float32,
+) -> torch.nn.Module:
+    """The frozen base model in `dtype` (fp32 on CPUs, bf16 on GPUs: see device.py) + a trainable LoRA adapter
+    (a fresh one, or a published one to continue); peft keeps the adapter's weights in fp32 either way."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from peft import LoraConfig, PeftModel, get_peft_model
     from transformers import AutoModelForCausalLM
 
     torch.manual_seed(seed)  # the fresh adapter's init is identical on every process and every run
-    base = AutoModelForCausalLM.from_pretrained(str(model_path), dtype=torch.float32)
+    base = AutoModelForCausalLM.from_pretrained(str(model_path), dtype=dtype)
     base.config.use_cache = False
     if init_adapter is not None:
         return PeftModel.from_pretrained(base, str(init_adapter), is_trainable=True)
@@ -88,21 +92,24 @@ class GRPOUpdater:
         init_adapter: Path | None = None,
         resume_from: Path | None = None,
         accelerator: Any = None,
+        plan: DevicePlan | None = None,
     ):
         os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
         from accelerate import Accelerator
+        from accelerate.utils import DistributedType
 
         self.settings = settings
-        self.cfg = settings.grpo
-        on_gpu = torch.cuda.is_available()
-        # fp32 on CPU always (bf16 is several times slower there); on GPUs the launch config decides.
-        precision = os.environ.get("ACCELERATE_MIXED_PRECISION", "no") if on_gpu else "no"
-        self.acc = accelerator or Accelerator(cpu=not on_gpu, mixed_precision=precision)
+        # fp32 on CPU always (bf16 is several times slower there); bf16 weights + autocast on one GPU.
+        start_plan = plan or device_plan(settings.grpo)
+        self.acc = accelerator or Accelerator(cpu=not start_plan.cuda, mixed_precision=start_plan.mixed_precision)
+        sharded = self.acc.distributed_type in (DistributedType.FSDP, DistributedType.DEEPSPEED)
+        self.plan = plan or device_plan(settings.grpo, sharded=sharded)
+        self.cfg = self.plan.apply(settings.grpo)
         if self.acc.num_processes > 1 and "OMP_NUM_THREADS" not in os.environ:
             torch.set_num_threads(max(1, (os.cpu_count() or 1) // self.acc.num_processes))
         self.model_path = Path(model_path)
         start_adapter = resume_from if resume_from is not None else init_adapter
-        policy = load_policy(self.model_path, settings.lora, start_adapter, self.cfg.seed)
+        policy = load_policy(self.model_path, settings.lora, start_adapter, self.cfg.seed, self.plan.dtype)
         if self.cfg.gradient_checkpointing:  # non-reentrant: works with frozen inputs (LoRA) as is
             policy.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
         self.pad_id = int(policy.config.pad_token_id or policy.config.eos_token_id or 0)
