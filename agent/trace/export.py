@@ -1,13 +1,22 @@
-"""Export runs (with all their events) to JSONL or Parquet, and read them back."""
+"""Export runs (with all their events) to JSONL, Parquet or CSV, and read JSONL/Parquet back.
+
+JSONL and Parquet hold everything (Parquet with typed nested columns: parquet.py). CSV is the
+spreadsheet view: one flat row per run, no events.
+"""
 
 from __future__ import annotations
 
-import json
+import csv
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
+from .parquet import read_parquet, write_parquet
 from .records import RunExport
 from .store import TraceStore
+
+__all__ = ["CSV_COLUMNS", "collect", "csv_row", "read_jsonl", "read_parquet", "write_csv", "write_jsonl",
+           "write_parquet"]
 
 
 def collect(store: TraceStore, run_ids: Iterable[str]) -> list[RunExport]:
@@ -30,35 +39,41 @@ def read_jsonl(path: Path) -> list[RunExport]:
         return [RunExport.model_validate_json(line) for line in fh if line.strip()]
 
 
-# Parquet: one row per run; nested JSON values are kept as JSON strings so any reader
-# (pandas, DuckDB, Spark) can load the file without our schema.
-_JSON_COLUMNS = ("settings", "tags", "citations", "usage", "feedback", "events")
+CSV_COLUMNS = ("id", "created_at", "finished_at", "duration_s", "status", "question", "answer", "model", "adapter",
+               "llm_tokens", "llm_calls", "tool_calls", "wall_s", "citations", "verified_citations", "sources",
+               "feedback_count", "feedback_mean", "events")
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
-def write_parquet(runs: list[RunExport], path: Path) -> int:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
+def _cell(text: str | None) -> str:
+    """Untrusted text (questions, answers, web titles) as a cell no spreadsheet will run as a formula."""
+    text = text or ""
+    return "'" + text if text.startswith(_FORMULA_START) else text
 
-    rows = []
-    for run in runs:
-        row = run.model_dump(mode="json")
-        for col in _JSON_COLUMNS:
-            row[col] = json.dumps(row[col], ensure_ascii=False)
-        rows.append(row)
-    schema = pa.schema(
-        [(name, pa.string()) for name in ("id", "question", "status", "created_at", "finished_at",
-                                           "answer", "report", *_JSON_COLUMNS)]
-    )
-    pq.write_table(pa.Table.from_pylist(rows, schema=schema), path)
+
+def csv_row(run: RunExport) -> dict[str, Any]:
+    verified = [c for c in run.citations if c.get("verified")]
+    scores = [float(f["score"]) for f in run.feedback if f.get("score") is not None]
+    model = run.settings.get("model") if isinstance(run.settings.get("model"), dict) else {}
+    adapter = model.get("adapter") or run.settings.get("adapter")
+    return {
+        "id": run.id, "created_at": run.created_at.isoformat(),
+        "finished_at": run.finished_at.isoformat() if run.finished_at else "",
+        "duration_s": f"{run.duration_s:.2f}" if run.duration_s is not None else "",
+        "status": run.status, "question": _cell(run.question), "answer": _cell(run.answer),
+        "model": _cell(str(model.get("name") or "")), "adapter": _cell(str(adapter) if adapter else ""),
+        **{k: run.usage.get(k, "") for k in ("llm_tokens", "llm_calls", "tool_calls", "wall_s")},
+        "citations": len(run.citations), "verified_citations": len(verified),
+        "sources": _cell(" ".join(dict.fromkeys(str(c.get("source", "")) for c in verified))),
+        "feedback_count": len(scores), "feedback_mean": f"{sum(scores) / len(scores):.3f}" if scores else "",
+        "events": len(run.events),
+    }
+
+
+def write_csv(runs: list[RunExport], path: Path) -> int:
+    with Path(path).open("w", encoding="utf-8", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=CSV_COLUMNS)
+        writer.writeheader()
+        for run in runs:
+            writer.writerow(csv_row(run))
     return len(runs)
-
-
-def read_parquet(path: Path) -> list[RunExport]:
-    import pyarrow.parquet as pq
-
-    out = []
-    for row in pq.read_table(path).to_pylist():
-        for col in _JSON_COLUMNS:
-            row[col] = json.loads(row[col])
-        out.append(RunExport.model_validate(row))
-    return out

@@ -41,6 +41,7 @@ def list_runs(
     since: str | None = typer.Option(None, help="only runs since a date or age (3d, 12h)"),
     status: str | None = typer.Option(None, help="finished | budget_stop | loop_stop | error | running"),
 ) -> None:
+    """List runs, newest first: id, start, status, time, tokens, verified/all citations, question."""
     runs = _store().list_runs(limit=limit, since=parse_since(since), status=status)
     if not runs:
         out.print("no runs yet — try: deepresearch ask \"your question\"")
@@ -90,26 +91,38 @@ def _event_summary(kind: str, p: dict) -> str:
     return json.dumps(p)[:120]
 
 
+EXPORT_WRITERS = {".jsonl": "write_jsonl", ".parquet": "write_parquet", ".csv": "write_csv"}
+
+
 @runs_app.command("export")
 def export(
-    path: Path = typer.Argument(..., help="output file: .jsonl or .parquet"),
+    path: Path = typer.Argument(..., help="output file: .jsonl (everything), .parquet (typed columns) or .csv "
+                                          "(one flat row per run)"),
     run_ids: list[str] = typer.Option([], "--run", help="run id to export (repeatable; default all)"),
     since: str | None = typer.Option(None, help="only runs since a date or age (3d, 12h)"),
 ) -> None:
+    """Export runs with their events (JSONL, Parquet) or as a spreadsheet (CSV)."""
     suffix = path.suffix.lower()
-    if suffix not in (".jsonl", ".parquet"):
-        raise fail(f"{path}: export format must be .jsonl or .parquet")
+    if suffix not in EXPORT_WRITERS:
+        raise fail(f"{path}: export format must be .jsonl, .parquet or .csv")
     if not path.parent.exists():
         raise fail(f"{path.parent}: directory does not exist")
+    if path.is_dir():
+        raise fail(f"{path} is a directory; give a file name")
     store = _store()
     ids = run_ids or [r.id for r in store.list_runs(limit=None, since=parse_since(since))]
     try:
         runs = trace_export.collect(store, ids)
     except RunNotFound as exc:
         raise fail(str(exc)) from None
-    writer = trace_export.write_jsonl if suffix == ".jsonl" else trace_export.write_parquet
-    n = writer(runs, path)
-    out.print(f"exported {n} run(s) to {path}")
+    # Written beside the target, then moved over it: a failed export leaves no half-written file.
+    partial = path.with_name(f".{path.name}.partial")
+    try:
+        n = getattr(trace_export, EXPORT_WRITERS[suffix])(runs, partial)
+        partial.replace(path)
+    finally:
+        partial.unlink(missing_ok=True)
+    out.print(f"exported {n} run(s) to {path}", markup=False, highlight=False)
 
 
 @runs_app.command("repair")
@@ -136,8 +149,9 @@ def repair(
 def feedback(
     run_id: str = typer.Argument(..., help="run id (a unique prefix is enough)"),
     score: float = typer.Option(..., "--score", min=-1.0, max=1.0, help="-1 (bad) … 1 (good)"),
-    comment: str | None = typer.Option(None, "--comment"),
+    comment: str | None = typer.Option(None, "--comment", help="what was right or wrong"),
 ) -> None:
+    """Rate a run from -1 (bad) to 1 (good); `deepresearch train --from-runs` learns from ratings."""
     store = _store()
     try:
         run = store.get_run(run_id)
