@@ -8,7 +8,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from deepresearch.agent.trace.store import TraceStore
 
@@ -60,6 +60,13 @@ class AgentRuntime:
     store: TraceStore
     model: ChatModel
     toolbox: Toolbox
+    offline: bool = False
+    index: str | None = None
+
+    def snapshot(self) -> dict[str, Any]:
+        """The settings a run records, plus how this command searches (`train --from-runs` replays alike).
+        Every key setting is a SecretStr: the JSON dump masks it, so the trace never holds one."""
+        return {**self.settings.model_dump(mode="json"), "run": {"offline": self.offline, "index": self.index}}
 
 
 def with_served_adapter(settings: Settings) -> Settings:
@@ -107,7 +114,8 @@ async def open_runtime(
         try:
             toolbox = build_toolbox(settings.tools, offline=offline, index=index)
             try:
-                yield AgentRuntime(settings=settings, store=store, model=chat_model, toolbox=toolbox)
+                yield AgentRuntime(settings=settings, store=store, model=chat_model, toolbox=toolbox,
+                                   offline=offline, index=index)
             finally:
                 await toolbox.close()
         finally:

@@ -7,10 +7,11 @@ replays agreeing with a well-rated answer (or disagreeing with a badly rated one
 
 from __future__ import annotations
 
+from collections import Counter
 from datetime import datetime
 from pathlib import Path
 from statistics import mean
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
@@ -19,6 +20,33 @@ if TYPE_CHECKING:
 
 TRAIN_TAG = "train_round"  # rollouts carry it; they are never replayed as "logged questions"
 EVAL_TAG = "eval_id"  # eval runs carry it (evals' recorder); not user questions either
+
+
+class SearchSource(BaseModel):
+    """Where a logged run searched, read from its settings snapshot: what its replays search too."""
+
+    offline: bool = False  # `ask --offline`: the local index only
+    index: str | None = None  # the local index its local backend searched
+    backends: list[str] = Field(default_factory=list)  # the fallback chain, in order
+    searxng_url: str | None = None
+
+    @classmethod
+    def from_snapshot(cls, snapshot: dict[str, Any]) -> SearchSource | None:
+        """None when the snapshot does not record the search settings (older runs, runs built by hand)."""
+        search = (snapshot.get("tools") or {}).get("search")
+        if not isinstance(search, dict):
+            return None
+        run = snapshot.get("run") or {}
+        needs = {"searxng": "searxng_url", "tavily": "tavily_api_key", "brave": "brave_api_key"}
+        used = [b for b in search.get("backends") or [] if b not in needs or search.get(needs[b])]  # configured
+        return cls(offline=bool(run.get("offline", False)), index=run.get("index") or snapshot.get("index"),
+                   backends=used, searxng_url=search.get("searxng_url"))
+
+    def describe(self) -> str:
+        if self.offline:
+            return f"the local index {self.index or '(default)'} only (the runs were offline)"
+        names = {"searxng": f"searxng ({self.searxng_url})", "local": f"local ({self.index or 'default index'})"}
+        return " → ".join(names.get(b, b) for b in self.backends) or "no backend"
 
 
 class TrainQuestion(BaseModel):
@@ -32,6 +60,7 @@ class TrainQuestion(BaseModel):
     source_run_ids: list[str] = Field(default_factory=list)
     reference_answer: str | None = None
     reference_feedback: float | None = None
+    search: SearchSource | None = None  # where the newest of those runs searched
 
     @property
     def golds(self) -> list[str]:
@@ -63,13 +92,24 @@ def questions_from_runs(
         if TRAIN_TAG in run.tags or EVAL_TAG in run.tags or not run.question.strip():
             continue
         key = " ".join(run.question.split()).lower()
-        item = by_text.setdefault(key, TrainQuestion(id=f"run-{run.id}", question=run.question.strip()))
+        item = by_text.setdefault(key, TrainQuestion(id=f"run-{run.id}", question=run.question.strip(),
+                                                     search=SearchSource.from_snapshot(run.settings)))
         item.source_run_ids.append(run.id)
         scores = [float(f["score"]) for f in run.feedback]
         if scores and item.reference_feedback is None and run.answer:
             item.reference_answer, item.reference_feedback = run.answer, mean(scores)
     items = list(by_text.values())
     return items[:limit] if limit is not None else items
+
+
+def common_search_source(items: list[TrainQuestion]) -> SearchSource | None:
+    """The search set-up most of these questions were asked with (ties: the newest); None if none is known."""
+    known = [q.search for q in items if q.search is not None]
+    if not known:
+        return None
+    counts = Counter(s.model_dump_json() for s in known)
+    best = max(counts.values())
+    return next(s for s in known if counts[s.model_dump_json()] == best)
 
 
 def round_questions(items: list[TrainQuestion], round_index: int, per_round: int, seed: int = 0) -> list[TrainQuestion]:

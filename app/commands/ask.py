@@ -98,8 +98,7 @@ async def _ask(settings: Settings, question: str | None, *, resume: str | None, 
                 adapter=settings.model.adapter, adapter_roles=adapter_scope(settings),
                 checkpoint_path=settings.paths.checkpoints_db if checkpoint else None,
                 resume_run_id=resume, approve=approve, on_event=progress,
-                # Every key setting is a SecretStr: the JSON dump masks it, so the trace never holds one.
-                settings_snapshot=settings.model_dump(mode="json"),
+                settings_snapshot=rt.snapshot(),
             )
 
 

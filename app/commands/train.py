@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, get_args
 
 import typer
 from deepresearch.app.console import err, fail, out
@@ -26,6 +26,8 @@ if TYPE_CHECKING:
     from deepresearch.train.questions import TrainQuestion
 
 PHASES = ("rollout", "score", "update", "eval")
+DEMO_DEV_NOTE = ("eval gate: no dev set given (--dev or train.publish.dev_questions), so it uses the bundled demo "
+                 "dev set: 20 HotpotQA questions over the demo corpus (deepresearch/demo)")
 
 
 def train_settings(settings: Settings) -> TrainSettings:
@@ -175,12 +177,15 @@ def train(
     if not no_gate:
         dev_set = _dev_set(cfg, dev or cfg.publish.dev_questions or questions, dev_split or None,
                            corpus or cfg.publish.dev_corpus, dev_size)
-    index_name = None if corpus is not None else (index or cfg.rollout.index or settings.index)
+    # Logged questions are replayed against the search backends their runs used, unless a corpus or an
+    # index is named for the local web.
+    replay = from_runs and corpus is None and index is None and cfg.rollout.index is None
+    index_name = None if corpus is not None or replay else (index or cfg.rollout.index or settings.index)
     if index_name is not None:
         _check_index(settings, index_name)
     items = _load_questions(questions, split or None) if questions is not None else None
     asyncio.run(_train(settings, cfg, items, since_dt, corpus, index_name, dev_set, rounds, watch, resume,
-                       export_samples))
+                       export_samples, replay))
 
 
 def _check_index(settings: Settings, name: str) -> None:
@@ -198,8 +203,11 @@ def _check_index(settings: Settings, name: str) -> None:
 def _dev_set(cfg: TrainSettings, dev: Path | None, split: str | None, corpus: Path | None, size: int | None):
     from deepresearch.train.publish import DevSet
 
-    if dev is None:
-        raise fail("the eval gate needs a dev set: give --dev FILE (or --no-gate to publish without evaluation)")
+    if dev is None:  # nothing names one (--from-runs): the bundled demo set, with its own corpus
+        from deepresearch.app.runtime import demo_file
+
+        dev, corpus = demo_file("questions.jsonl"), demo_file("corpus.jsonl")
+        err.print(DEMO_DEV_NOTE)
     if corpus is None:
         raise fail("the eval gate evaluates on a corpus: give --corpus FILE (or --no-gate)")
     for what, path in (("dev set", dev), ("dev corpus", corpus)):
@@ -226,7 +234,7 @@ def _load_questions(path: Path, split: str | None) -> list[TrainQuestion]:
 async def _train(
     settings: Settings, cfg: TrainSettings, items: list[TrainQuestion] | None, since: datetime | None,
     corpus: Path | None, index: str | None, dev: Any, rounds: int, watch: bool, resume: bool,
-    export_dir: Path | None = None,
+    export_dir: Path | None = None, replay: bool = False,
 ) -> None:
     from deepresearch.agent.model.base import ModelError
     from deepresearch.agent.trace.store import TraceStore
@@ -246,6 +254,9 @@ async def _train(
         store.close()
         raise fail("no logged questions to train on" + (" in that period" if since else "") +
                    ": ask some with `deepresearch ask` first (or use --watch to wait for them)")
+    tools, web = settings.tools, False
+    if replay:
+        tools, index, web = _replay_world(settings, items)
     model_dir = _base_model_dir(settings, cfg)
     try:
         models = [build_model_from(settings.model_copy(update={"model": settings.model.model_copy(
@@ -256,7 +267,7 @@ async def _train(
         raise fail(f"model: {exc}") from None
     registry = AdapterRegistry(settings.paths.adapters)
     try:
-        async with rollout_environment(settings.tools, corpus=corpus, index=index) as env:
+        async with rollout_environment(tools, corpus=corpus, index=index, web=web) as env:
             columns = (TextColumn("{task.description:<8}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
             with Progress(*columns, console=err, transient=False) as bar:
                 ctx = LoopContext(
@@ -322,11 +333,49 @@ def _base_model_dir(settings: Settings, cfg: TrainSettings) -> Path:
             raise fail(f"train.base_model: no such directory: {cfg.base_model}")
         return cfg.base_model
     if settings.model.backend != "embedded":
-        raise fail("training against a model server needs the model's weights: set train.base_model "
-                   "(a Hugging Face model directory)")
+        from deepresearch.train.base_model import BaseModelNotFound, resolve_base_model
+
+        try:
+            path, source = resolve_base_model(settings.model.base_url, settings.model.name,
+                                              settings.model.api_key.get_secret_value())
+        except BaseModelNotFound as exc:
+            raise fail(f"training against a model server needs the served model's weights ({exc}): set "
+                       "train.base_model (a Hugging Face model directory) or MODEL") from None
+        err.print(f"base model: {source}")
+        return path
     from deepresearch.agent.model.factory import embedded_model_dir
 
     return embedded_model_dir(settings.cache_dir)
+
+
+def _replay_world(settings: Settings, items: list[TrainQuestion]) -> tuple[Any, str, bool]:
+    """(tool settings, index, web?) for replaying logged questions: the search set-up most of their runs
+    recorded (offline runs: their index as the local web; else their backend chain, keys from today's
+    settings), or today's settings for runs that recorded none."""
+    from deepresearch.app.runtime import ensure_index
+    from deepresearch.tools.config import BackendName
+    from deepresearch.train.questions import SearchSource, common_search_source
+
+    source = common_search_source(items)
+    if source is None:
+        today = {"tools": {"search": settings.tools.search.model_dump(mode="json")}, "index": settings.index}
+        source = SearchSource.from_snapshot(today) or SearchSource()
+        how = "with today's settings (the runs recorded none)"
+    else:
+        how = "as the logged runs searched"
+    known = get_args(BackendName)
+    source = source.model_copy(update={"index": source.index or settings.index,
+                                       "backends": [b for b in source.backends if b in known] or ["local"]})
+    index = source.index
+    try:
+        ensure_index(settings, index)
+    except LookupError as exc:
+        raise fail(f"replaying logged questions: {exc}") from None
+    err.print(f"rollouts search {how}: {source.describe()}")
+    if source.offline:
+        return settings.tools, index, False
+    search = settings.tools.search.model_copy(update={"backends": source.backends, "searxng_url": source.searxng_url})
+    return settings.tools.model_copy(update={"search": search}), index, True
 
 
 def _extra_servers(settings: Settings, cfg: TrainSettings) -> list:

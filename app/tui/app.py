@@ -128,7 +128,7 @@ class ResearchApp(App[None]):
             question, model=rt.model, toolbox=rt.toolbox, store=rt.store, settings=settings.agent,
             sampling_temperature=settings.model.temperature, max_tokens=settings.model.max_tokens,
             adapter=settings.model.adapter, adapter_roles=adapter_scope(settings),
-            checkpoint_path=settings.paths.checkpoints_db, on_event=on_event,
+            checkpoint_path=settings.paths.checkpoints_db, on_event=on_event, settings_snapshot=rt.snapshot(),
         )
         self.current_run = result.run_id
         await self.query_one("#report", Markdown).update(result.report or f"_run ended: {result.status}_")

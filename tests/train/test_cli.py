@@ -117,6 +117,44 @@ def test_from_runs_with_nothing_logged(cli, data_dir):
     one_line_error(cli("train", "--from-runs", "--no-gate", "--index", "mine"), "no logged questions to train on")
 
 
+def test_from_runs_gates_on_the_bundled_demo_dev_set_when_none_is_given(cli, data_dir):
+    from deepresearch.app.commands.train import DEMO_DEV_NOTE
+
+    result = cli("train", "--from-runs")  # the README's compose command, on an empty trace store
+    assert result.exit_code == 2, result.output
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert lines[0] == DEMO_DEV_NOTE and "needs a dev set" not in result.stderr
+    assert lines[-1].startswith("error: no logged questions to train on")
+
+
+def test_from_runs_on_a_server_replays_where_runs_searched_and_asks_the_server_for_its_weights(
+    cli, data_dir, monkeypatch
+):
+    from deepresearch.agent.trace.store import TraceStore
+    from deepresearch.tools.config import ToolSettings
+    from deepresearch.tools.index.documents import SourceDoc
+    from deepresearch.tools.index.registry import IndexRegistry
+
+    registry = IndexRegistry(ToolSettings(data_dir=data_dir))
+    registry.open("mine", create=True).add([SourceDoc(id="n1", title="Notes", text="Notes on looms.")], source="t")
+    registry.close()
+    store = TraceStore(data_dir / "traces.db")
+    snapshot = {"tools": {"search": {"backends": ["searxng", "ddg", "local"], "searxng_url": "http://searxng:8080"}},
+                "run": {"offline": False, "index": "mine"}}
+    store.finish_run(store.start_run("Who designed the loom?", snapshot), "finished", "Jacquard", "r", [], {})
+    store.close()
+    monkeypatch.setenv("DEEPRESEARCH_MODEL__BACKEND", "openai")
+    monkeypatch.setenv("DEEPRESEARCH_MODEL__BASE_URL", "http://127.0.0.1:9/v1")  # nothing listens
+    monkeypatch.delenv("MODEL", raising=False)
+    result = cli("train", "--from-runs", "--no-gate")
+    assert result.exit_code == 2, result.output
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert lines[0] == ("rollouts search as the logged runs searched: searxng (http://searxng:8080) → ddg → "
+                        "local (mine)")
+    assert lines[-1].startswith("error: training against a model server needs the served model's weights")
+    assert "names no base model" in lines[-1] and "$MODEL is not set" in lines[-1]
+
+
 def test_adapters_list_use_rollback(cli, data_dir):
     result = cli("adapters", "list")
     assert result.exit_code == 0 and "no adapters yet" in result.stdout
