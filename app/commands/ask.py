@@ -18,6 +18,7 @@ from rich.prompt import Prompt
 
 from ..console import err, fail, out
 from ..progress import ResearchProgress
+from ..report_export import FORMAT_HELP, ExportInputError, check_out, choose_format, render_report, write_atomic
 from ..runtime import adapter_scope, open_runtime, with_served_adapter
 from ..settings import Settings, SettingsError, get_settings
 
@@ -104,16 +105,21 @@ async def _ask(settings: Settings, question: str | None, *, resume: str | None, 
 
 def ask(
     question: str | None = typer.Argument(None, help="the question to research"),
-    out_file: Path | None = typer.Option(None, "--out", "-o", help="write the report (or JSON) to this file"),
-    as_json: bool = typer.Option(False, "--json", help="machine-readable result: answer, report, citations, usage"),
+    out_file: Path | None = typer.Option(None, "--out", "-o", help="write the report to this file (its suffix "
+                                         "picks the format: .md .html .pdf .json)"),
+    fmt: str | None = typer.Option(None, "--format", "-f", help=FORMAT_HELP),
+    as_json: bool = typer.Option(False, "--json", help="machine-readable result: answer, report, citations, usage "
+                                 "(= --format json)"),
     resume: str | None = typer.Option(None, "--resume", help="continue an interrupted run by its id"),
     offline: bool = typer.Option(False, "--offline", help="search the local index only"),
-    index: str | None = typer.Option(None, "--index", help="local index to search (default: settings.index)"),
+    index: str | None = typer.Option(None, "--index", help="local index to search (default from settings: "
+                                     "{settings.index})"),
     search: str | None = typer.Option(None, "--search", help="search backends in order, e.g. 'searxng,ddg,local'"),
     model: str | None = typer.Option(None, "--model", help="'embedded', a server URL (…/v1), or a model name"),
     adapter: str | None = typer.Option(None, "--adapter", help="LoRA adapter to answer with"),
     auto_approve: bool | None = typer.Option(None, "--auto-approve/--approve",
-                                             help="skip / ask for plan approval (default: settings)"),
+                                             help="skip / ask for plan approval (default from settings: "
+                                                  "auto_approve={settings.agent.auto_approve})"),
     max_time: float | None = typer.Option(None, "--max-time", min=1, help="wall-time budget in seconds"),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress output"),
     checkpoint: bool = typer.Option(True, "--checkpoint/--no-checkpoint", help="save state for --resume"),
@@ -123,8 +129,11 @@ def ask(
         raise fail("give a question, e.g. deepresearch ask \"Who designed the Analytical Engine?\", or --resume RUN_ID")
     if resume is not None and question:
         raise fail("give either a question or --resume RUN_ID, not both")
-    if out_file is not None and not out_file.parent.exists():
-        raise fail(f"--out: directory {out_file.parent} does not exist")
+    try:
+        chosen = choose_format(fmt, out_file, as_json=as_json) or "md"
+        check_out(out_file)
+    except ExportInputError as exc:
+        raise fail(str(exc)) from None
     try:
         settings = with_served_adapter(apply_overrides(get_settings(), model=model, search=search,
                                                        adapter=adapter, max_time=max_time,
@@ -151,21 +160,51 @@ def ask(
     except ModelError as exc:
         raise fail(str(exc), code=1) from None
 
-    adapter_used = settings.model.adapter
-    text = json.dumps(result_json(result, adapter_used), indent=2, ensure_ascii=False) if as_json else result.report
-    if out_file:
-        out_file.write_text(text + ("\n" if as_json else ""), encoding="utf-8")
-        err.print(f"wrote {out_file}")
-    elif as_json:
-        print(text)
-    else:
-        out.print(text, markup=False, highlight=False)
-    if not as_json:
+    _emit(result, settings, chosen, out_file)
+    if chosen != "json":
         err.print(f"run {result.run_id} · {result.status} · {result.verified_citations} verified citation(s) · "
                   f"{result.usage.get('llm_tokens', 0)} tokens · {result.usage.get('wall_s', 0)}s", highlight=False)
         if result.status == "error":
             err.print(f"[red]error:[/] {result.stop_detail}")
     raise typer.Exit(EXIT_CODES.get(result.status, 1))
+
+
+def _emit(result: Any, settings: Settings, fmt: str, out_file: Path | None) -> None:
+    """The report in the chosen format, to --out or stdout. The run is already stored: if printing
+    fails (Chromium), the error says how to export it again."""
+    if fmt == "json":
+        data = json.dumps(result_json(result, settings.model.adapter), indent=2, ensure_ascii=False) + "\n"
+    elif fmt == "md":
+        data = result.report
+    else:
+        from deepresearch.agent.trace.store import TraceStore
+
+        from ..report_pdf import PdfError
+        from ..report_view import view_of_run
+
+        store = TraceStore(settings.paths.traces_db)
+        try:
+            view = view_of_run(store.get_run(result.run_id))
+        finally:
+            store.close()
+        try:
+            rendered = render_report(view, fmt, settings.tools.browser)
+        except PdfError as exc:
+            raise fail(f"{exc}; the run is saved: deepresearch runs show {result.run_id} --out FILE.{fmt}",
+                       code=1) from None
+        if out_file is None:
+            print(rendered.decode("utf-8"))
+            return
+        write_atomic(out_file, rendered)
+        err.print(f"wrote {out_file}", markup=False, highlight=False)
+        return
+    if out_file is not None:
+        write_atomic(out_file, data.encode("utf-8"))
+        err.print(f"wrote {out_file}", markup=False, highlight=False)
+    elif fmt == "json":
+        print(data, end="")
+    else:
+        out.print(data, markup=False, highlight=False)
 
 
 def register(app: typer.Typer) -> None:

@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import json
+import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import typer
 from deepresearch.agent.trace import export as trace_export
+from deepresearch.agent.trace.records import RunRecord
 from deepresearch.agent.trace.store import RunNotFound, TraceStore
+from rich.markup import escape
 from rich.table import Table
 
-from ..console import fail, out
+from ..console import err, fail, out
+from ..report_export import FORMAT_HELP, ExportInputError, check_out, choose_format, render_report, write_atomic
 from ..settings import get_settings
 
 runs_app = typer.Typer(help="Inspect, export and rate logged runs.", no_args_is_help=True)
@@ -61,25 +65,56 @@ def list_runs(
 def show(
     run_id: str = typer.Argument(..., help="run id (a unique prefix is enough)"),
     events: bool = typer.Option(False, "--events", help="list every logged event"),
-    as_json: bool = typer.Option(False, "--json", help="print the run as JSON"),
+    as_json: bool = typer.Option(False, "--json", help="print the run as JSON, with its events (= --format json)"),
+    fmt: str | None = typer.Option(None, "--format", "-f", help=FORMAT_HELP),
+    out_file: Path | None = typer.Option(None, "--out", "-o", help="write the report to this file (its suffix "
+                                         "picks the format: .md .html .pdf .json)"),
 ) -> None:
+    """Show a run: its report, usage and feedback; or export the report (--format md|html|pdf|json --out FILE)."""
+    try:
+        chosen = choose_format(fmt, out_file, as_json=as_json)
+        check_out(out_file)
+    except ExportInputError as exc:
+        raise fail(str(exc)) from None
+    if events and chosen is not None:
+        raise fail("--events lists a run's events on the terminal; leave out --format/--out/--json")
     store = _store()
     try:
         run = store.get_run(run_id)
     except RunNotFound as exc:
         raise fail(str(exc)) from None
-    if as_json:
-        out.print_json(trace_export.collect(store, [run.id])[0].model_dump_json())
+    if chosen is not None:
+        _export_report(store, run, chosen, out_file)
         return
-    out.print(f"[bold]{run.question}[/]\nrun {run.id} · {run.status} · {run.created_at:%Y-%m-%d %H:%M:%S}")
-    out.print(f"usage: {json.dumps(run.usage)}")
+    out.print(f"[bold]{escape(run.question)}[/]\nrun {run.id} · {run.status} · {run.created_at:%Y-%m-%d %H:%M:%S}")
+    out.print(f"usage: {json.dumps(run.usage)}", markup=False)
     if run.report:
         out.print(run.report, markup=False)
     for fb in run.feedback:
-        out.print(f"feedback: {fb['score']} {fb.get('comment') or ''}")
+        out.print(f"feedback: {fb['score']} {fb.get('comment') or ''}", markup=False)
     if events:
         for ev in store.events(run.id):
             out.print(f"{ev.seq:4d} {ev.kind:8s} {_event_summary(ev.kind, ev.payload)}", markup=False)
+
+
+def _export_report(store: TraceStore, run: RunRecord, fmt: str, out_file: Path | None) -> None:
+    from ..report_pdf import PdfError
+    from ..report_view import view_of_run
+
+    if fmt == "json":
+        data = (trace_export.collect(store, [run.id])[0].model_dump_json(indent=2) + "\n").encode("utf-8")
+    elif not run.report:
+        raise fail(f"run {run.id} has no report ({run.status}); --format json exports what it has")
+    else:
+        try:
+            data = render_report(view_of_run(run), fmt, get_settings().tools.browser)
+        except PdfError as exc:
+            raise fail(str(exc), code=1) from None
+    if out_file is None:
+        sys.stdout.write(data.decode("utf-8"))
+        return
+    write_atomic(out_file, data)
+    err.print(f"wrote {out_file}", markup=False, highlight=False)
 
 
 def _event_summary(kind: str, p: dict) -> str:
