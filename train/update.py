@@ -42,6 +42,7 @@ class UpdateStats(BaseModel):
     kl_mean: float = 0.0
     sampler_logp_gap: float = 0.0
     seconds: float = 0.0
+    peak_gpu_gib: float = 0.0  # this process's peak CUDA memory during the round (0 on CPUs)
 
     @property
     def tokens_per_s(self) -> float:
@@ -161,6 +162,8 @@ class GRPOUpdater:
         if not samples:
             return stats
         self.module.train()
+        if self.plan.cuda:
+            torch.cuda.reset_peak_memory_stats()
         start = time.perf_counter()
         steps = optimiser_steps(samples, cfg, acc.num_processes)
         plans = [plan_step(step, cfg, acc.process_index, acc.num_processes) for step in steps]
@@ -206,6 +209,8 @@ class GRPOUpdater:
         for k, v in sums.items():
             setattr(stats, k, v / max(n_mb, 1))
         stats.seconds = time.perf_counter() - start
+        if self.plan.cuda:
+            stats.peak_gpu_gib = torch.cuda.max_memory_allocated() / 2**30
         return stats
 
     # --- saving ---------------------------------------------------------------------------------

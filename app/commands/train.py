@@ -61,7 +61,8 @@ def _round_line(r: RoundReport) -> str:
         trained = f"{r.update.samples} of {r.samples} samples (roles trained)" if r.update.samples < r.samples \
             else f"{r.samples} samples"
         parts.append(f"{trained}, update {r.update.seconds:.0f} s ({r.update.tokens_per_s:.0f} tok/s) "
-                     f"loss {r.update.loss:+.4f}")
+                     f"loss {r.update.loss:+.4f}" + (f", peak GPU {r.update.peak_gpu_gib:.1f} GiB"
+                                                   if r.update.peak_gpu_gib else ""))
     if r.adapter:
         parts.append(f"adapter {r.adapter}")
     if r.gate is not None:

@@ -182,3 +182,6 @@ def test_round_line_says_how_many_samples_were_trained():
     assert "2 of 18 samples (roles trained), update 6 s (100 tok/s)" in _round_line(scoped)
     every_role = scoped.model_copy(update={"samples": 2})
     assert "· 2 samples, update 6 s" in _round_line(every_role)
+    assert "GPU" not in _round_line(every_role)  # CPU updates have no GPU peak to report
+    on_gpu = every_role.model_copy(update={"update": stats.model_copy(update={"peak_gpu_gib": 27.94})})
+    assert "loss +0.0000, peak GPU 27.9 GiB" in _round_line(on_gpu)
