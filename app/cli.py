@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -11,12 +12,32 @@ from deepresearch import __version__
 
 from .console import fail, out
 from .errors import ErrorBoundary, preflight
+from .help import fill_settings, polish
 from .settings import SettingsError, load_settings, set_settings
+
+EXAMPLES = """Examples:
+  deepresearch ask "Who designed the Analytical Engine?"
+  deepresearch ask --offline --out report.pdf "…"
+  deepresearch index ~/notes --name mine
+  deepresearch runs list
+  deepresearch memory list
+  deepresearch doctor
+Every command has its own --help with examples."""
+
+
+class Root(ErrorBoundary):
+    """The root group: every command's errors pass through one boundary, and its help is polished."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        polish(self)
+
 
 app = typer.Typer(
     name="deepresearch",
-    cls=ErrorBoundary,
+    cls=Root,
     help="A deep-research agent that runs on your own model and improves itself from its own use.",
+    epilog=EXAMPLES,
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -51,6 +72,7 @@ def _root(
     except SettingsError as exc:
         raise fail(str(exc)) from None
     set_settings(settings)
+    fill_settings(ctx.find_root().command, settings)  # help shows the defaults in effect
 
 
 for _name in COMMAND_MODULES:

@@ -207,5 +207,17 @@ def _emit(result: Any, settings: Settings, fmt: str, out_file: Path | None) -> N
         out.print(data, markup=False, highlight=False)
 
 
+ASK_EXAMPLES = """Examples:
+  deepresearch ask "Who designed the Analytical Engine?"        (web search chain, then the local index)
+  deepresearch ask --offline --index mine "…"                   (your own documents only)
+  deepresearch ask --out report.pdf "…"                         (or .html .md .json; or --format)
+  deepresearch ask --json "…" | jq .answer
+  deepresearch ask --approve "…"                                (review, edit or reject the plan first)
+  deepresearch ask --resume RUN_ID                              (continue an interrupted run)
+  deepresearch ask --model http://gpu-box:8000/v1 "…"           (a bigger model on an OpenAI-compatible server)
+Exit codes: 0 finished · 1 failed · 2 bad input · 3 stopped early by a budget or loop limit · 4 plan rejected ·
+130 interrupted (resumable)"""
+
+
 def register(app: typer.Typer) -> None:
-    app.command("ask")(ask)
+    app.command("ask", epilog=ASK_EXAMPLES)(ask)

@@ -20,6 +20,12 @@ if TYPE_CHECKING:
 eval_app = typer.Typer(
     help="Benchmark systems (closed-book, retrieve, agent-loop, graph) on a QA set with its corpus.",
     invoke_without_command=True,
+    epilog="""Examples:
+  deepresearch eval --questions qa.jsonl --corpus corpus.jsonl --split dev --limit 50 --system graph --out out/base
+  deepresearch eval --questions qa.jsonl --corpus corpus.jsonl --system closed-book,retrieve,graph --out out/all
+  deepresearch eval compare out/base out/trained
+  deepresearch eval report out/base
+Dataset format: docs/evals.md. A killed eval resumes where it stopped (same --out).""",
 )
 
 SUMMARY_ROWS = ("em", "f1", "citation_precision", "citation_recall", "verified_share", "found_in_evidence",
@@ -85,9 +91,12 @@ def run(
     limit: int | None = typer.Option(None, "--limit", help="only the first N questions (seeded order)"),
     split: str | None = typer.Option(None, "--split", help="only questions of this split, e.g. dev"),
     adapter: str | None = typer.Option(None, "--adapter", help="LoRA adapter name (or folder) to answer with"),
-    seed: int | None = typer.Option(None, "--seed", help="question order, sampling and bootstrap seed"),
-    concurrency: int | None = typer.Option(None, "--concurrency", help="questions answered at once"),
-    temperature: float | None = typer.Option(None, "--temperature", help="sampling temperature (default: model's)"),
+    seed: int | None = typer.Option(None, "--seed", help="question order, sampling and bootstrap seed "
+                                       "(default from settings: {settings.eval.seed})"),
+    concurrency: int | None = typer.Option(None, "--concurrency", help="questions answered at once "
+                                              "(default from settings: {settings.eval.concurrency})"),
+    temperature: float | None = typer.Option(None, "--temperature", help="sampling temperature "
+                                                "(default from settings: {settings.model.temperature})"),
     retry_errors: bool = typer.Option(False, "--retry-errors", help="re-run questions whose result was an error"),
     plots: bool = typer.Option(True, "--plots/--no-plots", help="write PNG plots"),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="show the progress bar"),

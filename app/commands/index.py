@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 def index_command(
     paths: list[Path] | None = typer.Argument(None, help="JSONL corpus (id,title,text), folder or file to index"),
-    name: str | None = typer.Option(None, "--name", "-n", help="index name (default: settings.index)"),
+    name: str | None = typer.Option(None, "--name", "-n", help="index name (default from settings: {settings.index})"),
     vectors: bool = typer.Option(False, "--vectors", help="also embed documents (MiniLM) for fused search"),
     list_: bool = typer.Option(False, "--list", help="list the indexes and exit"),
 ) -> None:
@@ -74,5 +74,13 @@ def _print_list(registry: IndexRegistry) -> None:
     out.print(table)
 
 
+INDEX_EXAMPLES = """Examples:
+  deepresearch index ~/papers ~/notes.md --name mine     (md, txt, html, pdf files or folders)
+  deepresearch index corpus.jsonl --name wiki --vectors  (JSONL lines: {"id", "title", "text"})
+  deepresearch index --list
+  deepresearch ask --index mine --offline "…"
+A changed file is re-indexed, a removed one dropped; `deepresearch web serve --index mine` serves it as a website."""
+
+
 def register(app: typer.Typer) -> None:
-    app.command("index")(index_command)
+    app.command("index", epilog=INDEX_EXAMPLES)(index_command)

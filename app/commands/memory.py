@@ -23,8 +23,12 @@ if TYPE_CHECKING:
 memory_app = typer.Typer(
     help="Long-term memory: findings that later runs recall. List, show, forget one, or clear them all.",
     no_args_is_help=True,
-    epilog="Examples: deepresearch memory list · deepresearch memory show 3f2a9c · "
-           "deepresearch memory forget 3f2a9c · deepresearch memory clear --yes",
+    epilog="""Examples:
+  deepresearch memory list
+  deepresearch memory show 3f2a9c           (a unique prefix of the id is enough)
+  deepresearch memory forget 3f2a9c 81d0e4
+  deepresearch memory clear --yes
+Only finished runs whose answer has a verified citation add to memory.""",
 )
 
 

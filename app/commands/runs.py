@@ -18,7 +18,14 @@ from ..console import err, fail, out
 from ..report_export import FORMAT_HELP, ExportInputError, check_out, choose_format, render_report, write_atomic
 from ..settings import get_settings
 
-runs_app = typer.Typer(help="Inspect, export and rate logged runs.", no_args_is_help=True)
+runs_app = typer.Typer(help="Inspect, export and rate logged runs.", no_args_is_help=True, epilog="""Examples:
+  deepresearch runs list --since 3d --status finished
+  deepresearch runs show 3f2a --events
+  deepresearch runs show 3f2a --out report.pdf          (or .html .md .json; or --format)
+  deepresearch runs export runs.parquet --since 7d      (or .jsonl, .csv)
+  deepresearch runs feedback 3f2a --score 1 --comment "right answer"
+  deepresearch runs repair
+A unique prefix of a run id is enough.""")
 
 
 def _store() -> TraceStore:

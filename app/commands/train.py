@@ -135,19 +135,24 @@ def train(
     split: str | None = typer.Option("train", "--split", help="with --questions: only this split ('' = all)"),
     corpus: Path | None = typer.Option(None, "--corpus", help="corpus jsonl: indexed and served as the local web"),
     index: str | None = typer.Option(None, "--index", help="an existing local index to serve as the local web"),
-    group_size: int | None = typer.Option(None, "--group-size", "-G", help="runs per question (default 8)"),
+    group_size: int | None = typer.Option(None, "--group-size", "-G", help="runs per question (default from settings: "
+                                            "{settings.train.grpo.num_generations})"),
     rounds: int = typer.Option(1, "--rounds", help="training rounds (with --watch: 0 = forever)"),
-    per_round: int | None = typer.Option(None, "--questions-per-round", help="questions per round (default 4)"),
-    temperature: float | None = typer.Option(None, "--temperature", help="rollout sampling temperature (default 1)"),
+    per_round: int | None = typer.Option(None, "--questions-per-round", help="questions per round (default from "
+                                         "settings: {settings.train.rollout.questions_per_round})"),
+    temperature: float | None = typer.Option(None, "--temperature", help="rollout sampling temperature (default "
+                                                "from settings: {settings.train.grpo.temperature})"),
     train_roles: str | None = typer.Option(None, "--train-roles", help="train only these roles, e.g. planner,writer "
                                            "(the adapter answers only for them; default: every role)"),
     dev: Path | None = typer.Option(None, "--dev", help="dev QA jsonl for the eval gate (default: --questions)"),
     dev_split: str | None = typer.Option("dev", "--dev-split", help="split of the dev file ('' = all)"),
-    dev_size: int | None = typer.Option(None, "--dev-size", help="dev questions per gate eval (default 16)"),
+    dev_size: int | None = typer.Option(None, "--dev-size", help="dev questions per gate eval (default from "
+                                            "settings: {settings.train.publish.dev_size})"),
     no_gate: bool = typer.Option(False, "--no-gate", help="publish every adapter without the eval gate"),
     watch: bool = typer.Option(False, "--watch", help="keep training as new runs and feedback arrive"),
     resume: bool = typer.Option(False, "--resume", help="continue the trainer from its last checkpoint"),
-    launcher: str | None = typer.Option(None, "--launcher", help="inprocess | accelerate"),
+    launcher: str | None = typer.Option(None, "--launcher", help="inprocess | accelerate (default from settings: "
+                                          "{settings.train.launch.launcher})"),
     accelerate_config: str | None = typer.Option(None, "--accelerate-config", help="ddp | fsdp | zero2 | zero3 | yaml"),
     num_processes: int | None = typer.Option(None, "--num-processes", help="processes for --launcher accelerate"),
     export_samples: Path | None = typer.Option(None, "--export-samples", help="also write each round's samples "
@@ -387,5 +392,14 @@ def _extra_servers(settings: Settings, cfg: TrainSettings) -> list:
             for url in cfg.rollout.model_urls]
 
 
+TRAIN_EXAMPLES = """Examples:
+  deepresearch train --questions qa.jsonl --corpus corpus.jsonl --group-size 8 --rounds 2
+  deepresearch train --from-runs --since 7d        (replay what people asked, with their feedback)
+  deepresearch train --from-runs --watch           (keep training as new runs and feedback arrive)
+  deepresearch train --questions qa.jsonl --corpus corpus.jsonl --train-roles planner
+  deepresearch adapters list | adapters rollback
+Training needs token ids and logprobs: the embedded model or a vLLM server (deepresearch serve-model)."""
+
+
 def register(app: typer.Typer) -> None:
-    app.command("train")(train)
+    app.command("train", epilog=TRAIN_EXAMPLES)(train)

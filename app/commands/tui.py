@@ -10,7 +10,8 @@ from ..settings import get_settings
 
 def tui(
     offline: bool = typer.Option(False, "--offline", help="search the local index only"),
-    index: str | None = typer.Option(None, "--index", help="local index to search (default: settings.index)"),
+    index: str | None = typer.Option(None, "--index", help="local index to search (default from "
+                                     "settings: {settings.index})"),
 ) -> None:
     """Ask questions, watch the research live, read reports and rate them (+ / -) for training."""
     import sys

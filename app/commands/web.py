@@ -14,7 +14,7 @@ web_app = typer.Typer(help="The local web: an index served as a website on 127.0
 
 @web_app.command("serve")
 def serve(
-    index: str | None = typer.Option(None, "--index", help="index to serve (default: settings.index)"),
+    index: str | None = typer.Option(None, "--index", help="index to serve (default from settings: {settings.index})"),
     port: int = typer.Option(8765, "--port", min=0, max=65535, help="TCP port on 127.0.0.1 (0 = any free port)"),
 ) -> None:
     """Serve SearxNG-compatible /search?q=…&format=json and one page per document until Ctrl-C."""
