@@ -11,12 +11,23 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from .parquet import read_parquet, write_parquet
 from .records import RunExport
 from .store import TraceStore
 
 __all__ = ["CSV_COLUMNS", "collect", "csv_row", "read_jsonl", "read_parquet", "write_csv", "write_jsonl",
            "write_parquet"]
+
+
+def write_parquet(runs: list[RunExport], path: Path) -> int:
+    from .parquet import write_parquet as write  # pyarrow loads only when a Parquet file is written
+
+    return write(runs, path)
+
+
+def read_parquet(path: Path) -> list[RunExport]:
+    from .parquet import read_parquet as read
+
+    return read(path)
 
 
 def collect(store: TraceStore, run_ids: Iterable[str]) -> list[RunExport]:
