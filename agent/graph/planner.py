@@ -23,8 +23,10 @@ async def recall_memory(ctx: ResearchContext, question: str) -> list[str]:
     outcome = await ctx.use_tool("recall", {"query": question}, step="planner")
     if not outcome.ok or not outcome.output:
         return []
-    hits = outcome.output.get("hits") or outcome.output.get("results") or []
-    return [str(h.get("text", ""))[:300] for h in hits[:3] if h.get("text")]
+    # RecallOutput: memories (findings kept by earlier runs) and documents (passages of the user's files).
+    notes = [str(m.get("text", "")) for m in outcome.output.get("memories") or []]
+    notes += [str(d.get("snippet", "")) for d in outcome.output.get("documents") or []]
+    return [n[:300] for n in notes if n][:3]
 
 
 class _NoRoom(Exception):

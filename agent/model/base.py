@@ -14,6 +14,10 @@ class ModelError(RuntimeError):
     """A model backend failed in a way the caller should show the user (one line)."""
 
 
+class ScoringUnsupported(ModelError):
+    """The backend cannot return the log-probabilities of given text."""
+
+
 BASE_MODEL = ""  # the adapter name that asks for the base model even when an adapter is active
 
 
@@ -51,6 +55,12 @@ class ChatModel(ABC):
     async def chat_many(self, requests: list[ChatRequest]) -> list[Completion]:
         """Submit many requests at once; the backend batches them."""
         return list(await asyncio.gather(*(self.complete(r) for r in requests)))
+
+    async def score(self, prompt: str, continuations: list[str], adapter: str | None = None) -> list[list[float]]:
+        """Log-probability of each token of each continuation right after `prompt` (raw text, no chat
+        template): how likely the policy finds an answer given its evidence. Backends that cannot
+        score raise ScoringUnsupported; callers then go without."""
+        raise ScoringUnsupported(f"{type(self).__name__} cannot score continuations")
 
     # --- LoRA adapters, by name -------------------------------------------------------
     @abstractmethod

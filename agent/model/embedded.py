@@ -137,6 +137,38 @@ class EmbeddedChatModel(ChatModel):
             timings=result.timings,
         )
 
+    async def score(self, prompt: str, continuations: list[str], adapter: str | None = None) -> list[list[float]]:
+        adapter = self.resolve_adapter(adapter)
+        if adapter is not None and adapter not in self._adapters.names():
+            raise ModelError(f"unknown adapter {adapter!r}; loaded: {', '.join(self.adapters()) or 'none'}")
+        if not continuations:
+            return []
+        with self._tokenizer_lock:
+            prompt_ids = list(self._tokenizer(prompt, add_special_tokens=False)["input_ids"])
+            tails = [list(self._tokenizer(c, add_special_tokens=False)["input_ids"]) for c in continuations]
+        if len(prompt_ids) + max(map(len, tails)) > self.max_context:
+            raise ModelError(f"scoring prompt of {len(prompt_ids)} tokens does not fit the context")
+
+        def forward() -> list[list[float]]:
+            import torch
+
+            rows = [prompt_ids + tail for tail in tails]
+            width = max(map(len, rows))
+            ids = torch.full((len(rows), width), self._engine.pad_id, dtype=torch.long)
+            mask = torch.zeros((len(rows), width), dtype=torch.long)
+            for i, row in enumerate(rows):  # right padding: positions stay 0..n-1 for every row
+                ids[i, : len(row)] = torch.tensor(row)
+                mask[i, : len(row)] = 1
+            with torch.no_grad():
+                logits = self._adapters.model(input_ids=ids, attention_mask=mask,
+                                              **self._adapters.prepare([adapter] * len(rows))).logits
+            logp = torch.log_softmax(logits.float(), dim=-1)
+            start = len(prompt_ids)
+            return [[float(logp[i, start + j - 1, tok]) for j, tok in enumerate(tail)] for i, tail in enumerate(tails)]
+
+        # Between decode steps (like adapter loads); the next step re-arranges the adapters for its rows.
+        return await asyncio.wrap_future(self._engine.call(forward))
+
     async def load_adapter(self, name: str, path: Path) -> None:
         await asyncio.wrap_future(self._engine.call(lambda: self._adapters.load(name, Path(path)), name))
 

@@ -113,6 +113,10 @@ class BatchingEngine:
         self._thread.start()
 
     # --- called from any thread -------------------------------------------------------
+    @property
+    def pad_id(self) -> int:
+        return self._pad_id
+
     def submit(self, job: GenerationJob) -> concurrent.futures.Future[GenerationResult]:
         with self._wake:
             if self._closed:

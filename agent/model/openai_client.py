@@ -26,7 +26,7 @@ from typing import Any
 
 import httpx
 
-from .base import ChatModel, ModelError
+from .base import ChatModel, ModelError, ScoringUnsupported
 from .types import ChatRequest, Completion, Timings
 
 RETRY_STATUS = {500, 502, 503, 504}
@@ -174,6 +174,21 @@ class OpenAIChatModel(ChatModel):
             timings=Timings(total_s=took_s),
         )
 
+    async def score(self, prompt: str, continuations: list[str], adapter: str | None = None) -> list[list[float]]:
+        """vLLM's completions endpoint echoes the prompt's token log-probabilities; other servers cannot."""
+        if not await self.is_vllm():
+            raise ScoringUnsupported(f"model server {self.base_url} is not vLLM: it cannot score text")
+        adapter = self.resolve_adapter(adapter)
+        out = []
+        for tail in continuations:
+            payload = {"model": adapter or self.model_name, "prompt": prompt + tail, "max_tokens": 1,
+                       "temperature": 0.0, "echo": True, "logprobs": 0}
+            response = await self._request("POST", f"{self.base_url}/completions", payload)
+            if response.status_code != 200:
+                raise ModelError(f"model server {self.base_url} refused to score: {_error_message(response)}")
+            out.append(continuation_logprobs(response.json(), len(prompt), len(prompt) + len(tail)))
+        return out
+
     # --- adapters -------------------------------------------------------------------------
     async def load_adapter(self, name: str, path: Path) -> None:
         """Load (or replace in place) a LoRA adapter; `path` must be readable by the server."""
@@ -215,6 +230,17 @@ class OpenAIChatModel(ChatModel):
             client, self._client = self._client, None
             with contextlib.suppress(RuntimeError):  # its event loop is already closed: nothing to release
                 await client.aclose()
+
+
+def continuation_logprobs(data: dict[str, Any], start: int, end: int) -> list[float]:
+    """The echoed log-probabilities of the tokens that begin at or after character `start` (the
+    continuation) and before `end` (the one generated token is not part of it)."""
+    try:
+        info = data["choices"][0]["logprobs"]
+        pairs = zip(info["text_offset"], info["token_logprobs"], strict=False)
+    except (KeyError, IndexError, TypeError) as exc:
+        raise ModelError("the model server's completion has no echoed logprobs") from exc
+    return [float(lp) for offset, lp in pairs if start <= offset < end and lp is not None]
 
 
 def _error_message(response: httpx.Response) -> str:

@@ -65,6 +65,13 @@ class ScriptedModel(ChatModel):
     def adapters(self) -> list[str]:
         return []
 
+    async def score(self, prompt: str, continuations: list[str], adapter: str | None = None) -> list[list[float]]:
+        """With a `scorer(prompt, continuation) -> logprob`, scores like a backend that can; else cannot."""
+        scorer = getattr(self, "scorer", None)
+        if scorer is None:
+            return await super().score(prompt, continuations, adapter)
+        return [[scorer(prompt, c)] for c in continuations]
+
     def calls(self, role: str) -> int:
         return sum(1 for r, _ in self.requests if r == role)
 

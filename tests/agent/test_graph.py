@@ -261,3 +261,39 @@ async def test_every_source_read_is_kept_for_choosing_the_answer(toolbox, store)
     assert "**Answer:** 1815 [1]" in result.report
     answer_cite = result.citations[0]
     assert answer_cite["verified"] and "1815" in answer_cite["quote"] and answer_cite["source"].endswith("/d1")
+
+
+async def test_the_policy_likelihood_reranks_the_answer_candidates(toolbox, store):
+    question = "Who wrote the first published algorithm for the engine?"
+    plain = await run(ScriptedModel(default_script(("Ada Lovelace",))), toolbox, store, question=question)
+    model = ScriptedModel(default_script(("Ada Lovelace",)))
+    model.scorer = lambda prompt, cand: -0.1 if "Lovelace" in cand else -6.0  # the model prefers Lovelace
+    reranked = await run(model, toolbox, store, question=question)
+    assert reranked.answer == "Ada Lovelace" != plain.answer
+    scores = store.events(reranked.run_id, "answer_scores")[0].payload
+    assert scores["candidates"][0]["text"] == "Ada Lovelace" and scores["template"].startswith("answer-likelihood@")
+    # A backend that cannot score leaves the feature order, and says so in the trace.
+    assert "cannot score" in store.events(plain.run_id, "answer_scores")[0].payload["error"]
+
+
+async def test_recalled_memories_and_documents_reach_the_planner(toolbox, store):
+    from deepresearch.tools.base import Tool
+    from deepresearch.tools.memory.store import Memory
+    from deepresearch.tools.memory.tool import RecalledDocument, RecallInput, RecallOutput
+
+    class FakeRecall(Tool[RecallInput, RecallOutput]):
+        name = "recall"
+        description = "recall"
+        input_model = RecallInput
+
+        async def run(self, args: RecallInput) -> RecallOutput:
+            return RecallOutput(query=args.query, memories=[
+                Memory(id="m1", text="Ada Lovelace was born in 1815.", source="local://x/d1", created_at=0.0)],
+                documents=[RecalledDocument(title="notes", url="file:///n", doc_id="n", index="mine",
+                                            snippet="My notes on Ada.", rank=0)])
+
+    toolbox.tools["recall"] = FakeRecall()
+    model = ScriptedModel(default_script(("Ada Lovelace born",)))
+    await run(model, toolbox, store)
+    planner = [req for role, req in model.requests if role == "planner"][0]
+    assert "- Ada Lovelace was born in 1815." in user_text(planner) and "- My notes on Ada." in user_text(planner)

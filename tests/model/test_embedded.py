@@ -138,3 +138,22 @@ async def test_bad_inputs_give_one_line_errors(embedded, tmp_path):
         with pytest.raises(ModelError, match=expected) as caught:
             await call
         assert "\n" not in str(caught.value)
+
+
+async def test_score_gives_the_model_logprobs_of_each_continuation(embedded, model_dir):
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    prompt = "Context: Aphra Behn died on 16 April 1689 in London.\nQuestion: In what year did she die?\nAnswer:"
+    right, wrong = await embedded.score(prompt, [" 1689", " London"])
+    assert right and wrong and all(lp <= 0 for lp in right + wrong)
+    assert sum(right) / len(right) > sum(wrong) / len(wrong)  # the answer reads better than a wrong span
+    # Same numbers as a plain forward pass of the unbatched model.
+    tok = AutoTokenizer.from_pretrained(model_dir)
+    ref = AutoModelForCausalLM.from_pretrained(model_dir, dtype=torch.float32).eval()
+    p, c = tok(prompt, add_special_tokens=False)["input_ids"], tok(" 1689", add_special_tokens=False)["input_ids"]
+    with torch.no_grad():
+        logp = torch.log_softmax(ref(torch.tensor([p + c])).logits[0].float(), -1)
+    expected = [float(logp[len(p) + j - 1, t]) for j, t in enumerate(c)]
+    assert right == pytest.approx(expected, abs=1e-4)
+    assert await embedded.score(prompt, []) == []

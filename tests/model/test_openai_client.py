@@ -132,3 +132,22 @@ async def test_base_model_request_overrides_the_active_adapter(plain_server):
     completion = await client.chat([{"role": "user", "content": "hi"}], adapter=BASE_MODEL)
     assert plain_server.bodies[-1]["model"] == "tiny" and completion.adapter is None
     await client.close()
+
+
+async def test_a_plain_server_cannot_score(plain_server: PlainOpenAIServer) -> None:
+    from deepresearch.agent.model.base import ScoringUnsupported
+
+    client = OpenAIChatModel(plain_server.base_url, "m", "k", max_retries=0)
+    with pytest.raises(ScoringUnsupported, match="not vLLM"):
+        await client.score("Answer:", [" yes"])
+
+
+def test_echoed_logprobs_of_the_continuation_only() -> None:
+    from deepresearch.agent.model.openai_client import continuation_logprobs
+
+    # vLLM's completions echo for prompt "Answer:" + " 1689" with one generated token after it.
+    data = {"choices": [{"logprobs": {"text_offset": [0, 6, 7, 9, 11], "tokens": ["Answer", ":", " 16", "89", "."],
+                                      "token_logprobs": [None, -0.5, -1.0, -0.25, -3.0]}}]}
+    assert continuation_logprobs(data, start=7, end=11) == [-1.0, -0.25]
+    with pytest.raises(ModelError, match="no echoed logprobs"):
+        continuation_logprobs({"choices": []}, 0, 1)

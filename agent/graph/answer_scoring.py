@@ -1,0 +1,59 @@
+"""Re-rank answer candidates by the policy's own likelihood of each, given the sentence it came from.
+
+    score(c) = features(c) + LIKELIHOOD_WEIGHT · mean_t log π(c_t | "Context: <sentence> Question: <q> Answer:", c_<t)
+
+The feature ranking (candidates.py) finds spans of the right kind near the question's words; the
+model then says which of them reads as the answer. Measured on 400 pool *train* questions (none of the
+eval's dev questions): the best candidate was right for 37 with features alone and for 50 with both.
+The same quantity, the policy's probability of the gold answer given the evidence, is what an
+information-gain reward measures, so training the policy sharpens this choice too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from deepresearch.agent.model.base import ModelError, adapter_for_role
+
+from .candidates import Candidate
+
+if TYPE_CHECKING:
+    from .context import ResearchContext
+
+LIKELIHOOD_WEIGHT = 1.0
+TEMPLATE = "Context: {sentence}\nQuestion: {question}\nAnswer:"
+TEMPLATE_VERSION = f"answer-likelihood@{hashlib.sha1(TEMPLATE.encode()).hexdigest()[:8]}"
+
+
+async def rerank(ctx: ResearchContext, question: str, candidates: list[Candidate]) -> list[Candidate]:
+    """Candidates re-sorted by features + likelihood (unchanged when the backend cannot score)."""
+    if len(candidates) < 2:
+        return candidates
+    by_sentence: dict[str, list[Candidate]] = {}
+    for cand in candidates:
+        by_sentence.setdefault(cand.quote, []).append(cand)
+    adapter = adapter_for_role(ctx.adapter, ctx.adapter_roles, "writer")
+    try:
+        scored = await asyncio.gather(*(
+            ctx.model.score(TEMPLATE.format(sentence=sentence, question=question), [" " + c.text for c in group],
+                            adapter=adapter)
+            for sentence, group in by_sentence.items()
+        ))
+    except ModelError as exc:  # includes ScoringUnsupported: keep the feature order
+        ctx.store.log_event(ctx.run_id, "answer_scores", {"error": str(exc)})
+        return candidates
+    likelihood: dict[str, float] = {}
+    for group, logprobs in zip(by_sentence.values(), scored, strict=True):
+        for cand, lps in zip(group, logprobs, strict=True):
+            likelihood[cand.text] = sum(lps) / len(lps) if lps else -20.0
+    out = sorted((replace(c, score=c.score + LIKELIHOOD_WEIGHT * likelihood[c.text]) for c in candidates),
+                 key=lambda c: -c.score)
+    ctx.store.log_event(ctx.run_id, "answer_scores", {
+        "template": TEMPLATE_VERSION, "weight": LIKELIHOOD_WEIGHT,
+        "candidates": [{"text": c.text, "features": round(c.score - LIKELIHOOD_WEIGHT * likelihood[c.text], 4),
+                        "likelihood": round(likelihood[c.text], 4)} for c in out],
+    })
+    return out
