@@ -34,7 +34,9 @@ class BudgetSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    max_plan_steps: int = Field(3, ge=1, le=20)
+    max_plan_steps: int = Field(
+        2, ge=1, le=20, description="steps the planner writes; the search of the question itself comes on top"
+    )
     max_rounds: int = Field(2, ge=1, le=20, description="coordinator rounds (dispatch → collect → decide)")
     max_executor_turns: int = Field(2, ge=1, le=20, description="tool calls one executor may make for a step")
     max_tool_calls: int = Field(24, ge=1)

@@ -29,10 +29,6 @@ async def recall_memory(ctx: ResearchContext, question: str) -> list[str]:
     return [n[:300] for n in notes if n][:3]
 
 
-class _NoRoom(Exception):
-    """The step budget leaves no room for planned steps besides the search of the question."""
-
-
 def fallback_plan(question: str, first_id: int) -> list[PlanStep]:
     return [PlanStep(id=first_id, goal="find sources that answer the question", tool="search",
                      query=question[:200], done_when="a source states the answer", status="pending", round=-1)]
@@ -58,12 +54,9 @@ async def planner(state: ResearchState, runtime: Runtime[ResearchContext]) -> Co
         feedback = f"\nThese steps found no useful evidence, so plan different ones: {tried}\n"
     memory_text = ("\nNotes from earlier research:\n" + "\n".join(f"- {m}" for m in memory) + "\n") if memory else ""
     first_id = max((s["id"] for s in old_steps), default=0) + 1
-    # A first plan leaves one step for the search of the question itself (below).
-    max_steps = ctx.settings.budget.max_plan_steps - (0 if replanning else 1)
+    max_steps = ctx.settings.budget.max_plan_steps
     steps: list[PlanStep] = []
     try:
-        if max_steps < 1:
-            raise _NoRoom
         plan, usage = await ctx.ask_model(
             load_prompt("planner"), PlanOut, plan_schema(tools, max_steps), step="planner",
             question=question, max_steps=max_steps, memory=memory_text, feedback=feedback,
@@ -75,13 +68,11 @@ async def planner(state: ResearchState, runtime: Runtime[ResearchContext]) -> Co
             for i, s in enumerate(planned)
         ]
         update["usage"] = usage
-    except _NoRoom:
-        pass
     except MalformedOutput as exc:
         update["step_errors"] = [f"planner: {exc}; searching the question itself"]
     if not replanning:
-        # The retrieval floor: one search for the question itself always comes first (one search of the
-        # question finds a gold document for most questions; a small model's own queries often do not).
+        # The retrieval floor: one search for the question itself always comes first, on top of the planned
+        # steps (it finds a gold document for most questions; a small model's own queries often do not).
         steps = [*fallback_plan(question, first_id), *steps[:max_steps]]
         steps = [{**s, "id": first_id + i} for i, s in enumerate(steps)]
     elif not steps:
