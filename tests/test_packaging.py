@@ -50,3 +50,19 @@ def test_compose_wires_the_app_to_the_model_server():
     assert app["environment"]["DEEPRESEARCH_MODEL__BASE_URL"] == "http://model:8000/v1"
     # The trainer publishes adapters under /data; the server must see the same volume.
     assert "data:/data" in model["volumes"] and "data:/data" in app["volumes"]
+
+
+def test_every_source_folder_is_an_installed_package():
+    # pyproject lists the packages by hand (the repo's top-level folders map to deepresearch.*): a new
+    # sub-folder missing from the list would be silently absent from a non-editable install (the Docker image).
+    import tomllib
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    listed, dirs = set(config["packages"]), config["package-dir"]
+    for package, folder in dirs.items():
+        for path in (ROOT / folder).rglob("*.py"):
+            rel = path.parent.relative_to(ROOT / folder)
+            if "__pycache__" in rel.parts:
+                continue
+            name = ".".join([package, *rel.parts])
+            assert name in listed, f"{path.relative_to(ROOT)}: package {name} is not in pyproject's packages"

@@ -1,4 +1,8 @@
-"""Plan approval: the run pauses (LangGraph `interrupt`) until the user accepts, edits or rejects the plan."""
+"""Plan approval: the run pauses (LangGraph `interrupt`) until the user accepts, edits or rejects the plan.
+
+The decision the run resumes with: {"action": "accept"} | {"action": "reject"} |
+{"action": "edit", "steps": [{goal, tool, query, done_when?}]}.
+"""
 
 from __future__ import annotations
 
@@ -9,10 +13,6 @@ from langgraph.types import Command, interrupt
 
 from .context import ResearchContext
 from .state import PlanStep, ResearchState
-
-
-class PlanDecision(dict):
-    """{"action": "accept"} | {"action": "edit", "steps": [{goal, tool, query, done_when?}]} | {"action": "reject"}"""
 
 
 def apply_edit(pending: list[PlanStep], edited: list[dict[str, Any]], tools: list[str]) -> list[PlanStep]:
