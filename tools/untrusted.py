@@ -8,8 +8,8 @@ the text is defused, so a page cannot "close" the fence and speak as the system.
 
 from __future__ import annotations
 
+import hashlib
 import re
-import secrets
 
 _INJECTION = re.compile(
     r"(ignore|disregard|forget|override)\s+(all\s+|any\s+|the\s+|your\s+)*(previous|prior|above|earlier|preceding)"
@@ -27,7 +27,10 @@ def looks_like_injection(text: str) -> bool:
 
 def fence_untrusted(text: str, *, source: str, max_chars: int | None = None) -> str:
     """Render untrusted text for a prompt: a notice, then the text between unforgeable markers."""
-    tag = secrets.token_hex(4)
+    # The tag is a digest of what is fenced: unguessable by the page's author before the page exists
+    # (a text cannot contain its own 64-bit digest), and the same for the same text, so prompts, and
+    # with them traces, are reproducible.
+    tag = hashlib.sha256(f"{source}\x00{text}".encode()).hexdigest()[:16]
     body = _FENCE_LIKE.sub("[fence marker removed]", text if max_chars is None else text[:max_chars])
     source = source.replace("\n", " ")[:300]
     warning = ""

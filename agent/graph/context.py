@@ -7,6 +7,7 @@ the trace as the call happens.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -44,28 +45,37 @@ class ResearchContext:
     adapter_roles: frozenset[str] | None = None  # roles the adapter answers for (None = all)
     sampled_roles: frozenset[str] | None = None  # roles that sample at `temperature`; others greedy (None = all)
     seed: int | None = None
-    _calls: int = field(default=0, repr=False)
+    _calls: dict[str, int] = field(default_factory=dict, repr=False)
 
-    def sampling(self, role: str, max_tokens: int | None = None) -> Sampling:
-        self._calls += 1
-        seed = None if self.seed is None else self.seed + self._calls  # distinct, reproducible per call
+    def sampling(self, role: str, max_tokens: int | None = None, key: str | None = None) -> Sampling:
+        """Decoding parameters of one call. Its seed is a function of the run's seed and the call's
+        identity (`key`: step, role and, for parallel calls of one step, what they are about), never of
+        the order in which parallel executors happen to reach the model: the same question and seed
+        draw the same seed for every call."""
+        if key is None:
+            n = self._calls[role] = self._calls.get(role, 0) + 1
+            key = f"{role}#{n}"
+        seed = None if self.seed is None else call_seed(self.seed, key)
         sampled = self.sampled_roles is None or role in self.sampled_roles
         return Sampling(temperature=self.temperature if sampled else 0.0,
                         max_tokens=min(max_tokens or self.max_tokens, self.max_tokens), seed=seed)
 
     async def ask_model(
         self, prompt: Prompt, out_type: type[ModelT], schema: dict[str, Any], *, step: str | None = None,
-        max_tokens: int | None = None, **values: object,
+        max_tokens: int | None = None, about: str = "", **values: object,
     ) -> tuple[ModelT, Usage]:
-        """One structured LLM call, logged; a malformed reply is retried once with the error shown."""
+        """One structured LLM call, logged; a malformed reply is retried once with the error shown.
+        `about` tells apart calls of one step that run in parallel (e.g. the source an extractor reads)."""
         messages = prompt.messages(**values)
         usage: Usage = {"llm_tokens": 0, "llm_calls": 0, "tool_calls": 0}
+        identity = f"{step}|{prompt.role}|{about}"
         for attempt in range(2):
-            sampling = self.sampling(prompt.role, max_tokens)
+            sampling = self.sampling(prompt.role, max_tokens, key=self._next_key(identity, attempt))
             completion = await self.model.chat(messages, schema=schema, sampling=sampling,
                                                adapter=adapter_for_role(self.adapter, self.adapter_roles, prompt.role))
             self.store.log_llm_call(self.run_id, prompt.role, messages, completion,
-                                    prompt_version=prompt.version, step=step, temperature=sampling.temperature)
+                                    prompt_version=prompt.version, step=step, temperature=sampling.temperature,
+                                    seed=sampling.seed)
             usage["llm_tokens"] += len(completion.prompt_token_ids) + len(completion.completion_token_ids)
             usage["llm_calls"] += 1
             try:
@@ -79,10 +89,21 @@ class ResearchContext:
                                                         "Reply again with JSON that matches the schema."}]
         raise MalformedOutput(f"{prompt.role}: {error}")
 
+    def _next_key(self, identity: str, attempt: int) -> str:
+        if attempt == 0:  # the n-th call with this identity (sequential within one step and role)
+            self._calls[identity] = self._calls.get(identity, 0) + 1
+        return f"{identity}#{self._calls[identity]}/{attempt}"
+
     async def use_tool(self, name: str, raw: dict[str, Any], *, step: str | None = None) -> ToolOutcome:
         outcome = await self.toolbox.invoke(name, raw)
         self.store.log_tool_call(self.run_id, outcome, step=step)
         return outcome
+
+
+def call_seed(run_seed: int, key: str) -> int:
+    """A 31-bit seed for one call, stable across processes (unlike hash())."""
+    digest = hashlib.sha256(f"{run_seed}|{key}".encode()).digest()
+    return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
 
 
 def _parse(completion: Completion, out_type: type[ModelT], schema: dict[str, Any]) -> ModelT:

@@ -120,7 +120,8 @@ class StepRun:
         try:
             out, usage = await self.ctx.ask_model(
                 load_prompt("extractor"), FindingOut, finding_schema(options), step=f"step-{self.step['id']}",
-                question=self.task["question"], goal=self.step["goal"], title=hit.get("title", ""), text=shown,
+                about=url, question=self.task["question"], goal=self.step["goal"], title=hit.get("title", ""),
+                text=shown,
             )
         except MalformedOutput as exc:
             self.errors.append(f"step {self.step['id']}: {exc}")

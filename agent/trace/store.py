@@ -107,11 +107,14 @@ class TraceStore:
     def log_llm_call(
         self, run_id: str, role: str, messages: list[dict[str, Any]], completion: Completion,
         prompt_version: str | None = None, step: str | None = None, temperature: float | None = None,
+        seed: int | None = None,
     ) -> int:
         payload = completion.model_dump(mode="json")
         payload.update(role=role, messages=messages, prompt_version=prompt_version, step=step)
         if temperature is not None:  # what the logprobs were sampled under (0 = greedy)
             payload["temperature"] = temperature
+        if seed is not None:
+            payload["seed"] = seed
         return self.log_event(run_id, "llm", payload)
 
     def log_tool_call(self, run_id: str, outcome: ToolOutcome, step: str | None = None) -> int:

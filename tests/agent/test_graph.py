@@ -298,3 +298,29 @@ async def test_recalled_memories_and_documents_reach_the_planner(toolbox, store)
     await run(model, toolbox, store)
     planner = [req for role, req in model.requests if role == "planner"][0]
     assert "- Ada Lovelace was born in 1815." in user_text(planner) and "- My notes on Ada." in user_text(planner)
+
+
+async def test_same_question_and_seed_draw_the_same_seed_for_every_call(toolbox, store):
+    import json
+    import random
+
+    def calls(result):
+        events = store.events(result.run_id, "llm")
+        return sorted((e.payload["role"], json.dumps(e.payload["messages"]), e.payload.get("seed")) for e in events)
+
+    runs = []
+    for jitter_seed in (1, 2):  # different scheduling of the parallel executors each time
+        jitter = random.Random(jitter_seed)
+        model = ScriptedModel(default_script(("Ada Lovelace born", "Analytical Engine designed")))
+        original = model.complete
+
+        async def complete(request, original=original, jitter=jitter):
+            import asyncio
+            await asyncio.sleep(jitter.random() * 0.02)
+            return await original(request)
+
+        model.complete = complete
+        runs.append(await run(model, toolbox, store, seed=7))
+    first, second = (calls(r) for r in runs)
+    assert first == second and len(first) >= 4
+    assert len({c[2] for c in first}) == len(first)  # every call its own seed
