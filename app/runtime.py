@@ -15,7 +15,9 @@ from deepresearch.agent.trace.store import TraceStore
 from .settings import Settings
 
 if TYPE_CHECKING:
+    from deepresearch.agent.graph.run import ResearchRuntime
     from deepresearch.agent.model.base import ChatModel
+    from deepresearch.agent.model.policy import RunPolicy
     from deepresearch.tools.toolbox import Toolbox
 
 DEMO_INDEX = "demo"
@@ -63,6 +65,11 @@ class AgentRuntime:
     offline: bool = False
     index: str | None = None
 
+    def research_runtime(self) -> ResearchRuntime:
+        from deepresearch.agent.graph.run import ResearchRuntime
+
+        return ResearchRuntime(model=self.model, toolbox=self.toolbox, store=self.store, settings=self.settings.agent)
+
     def snapshot(self) -> dict[str, Any]:
         """The settings a run records, plus how this command searches (`train --from-runs` replays alike).
         Every key setting is a SecretStr: the JSON dump masks it, so the trace never holds one."""
@@ -81,13 +88,21 @@ def with_served_adapter(settings: Settings) -> Settings:
     return settings.model_copy(update={"model": settings.model.model_copy(update={"adapter": name})})
 
 
-def adapter_scope(settings: Settings) -> frozenset[str] | None:
-    """The roles the configured adapter answers for (from its metadata); None = every role."""
-    if not settings.model.adapter:
-        return None
-    from deepresearch.train.registry import adapter_roles
+def answering_policy(settings: Settings) -> RunPolicy:
+    """How `ask` and the TUI decode: the configured adapter (scoped to the roles its metadata names) or,
+    with none configured, whatever the model serves; the configured temperature and completion cap."""
+    from deepresearch.agent.model.policy import AdapterChoice, RunPolicy
 
-    return adapter_roles(settings.paths.adapters / settings.model.adapter)
+    name = settings.model.adapter
+    if name is None:
+        adapter = AdapterChoice.active()
+    elif not name:  # an explicit empty name asks for the base model
+        adapter = AdapterChoice.base()
+    else:
+        from deepresearch.train.registry import adapter_choice
+
+        adapter = adapter_choice(name, settings.paths.adapters / name)
+    return RunPolicy(adapter=adapter, temperature=settings.model.temperature, max_tokens=settings.model.max_tokens)
 
 
 def build_model_from(settings: Settings) -> ChatModel:

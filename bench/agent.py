@@ -20,7 +20,7 @@ from pathlib import Path
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-from deepresearch.agent.graph.run import research  # noqa: E402
+from deepresearch.agent.graph.run import ResearchRuntime, RunOptions, research  # noqa: E402
 from deepresearch.agent.trace.store import TraceStore  # noqa: E402
 from deepresearch.app.runtime import build_model_from, quiet_libraries  # noqa: E402
 from deepresearch.app.settings import load_settings  # noqa: E402
@@ -74,8 +74,8 @@ async def main() -> None:
     rows = []
     async with eval_environment(args.corpus, load_corpus(args.corpus), settings.tools) as tools:
         for q in questions:
-            result = await research(q.question, model=model, toolbox=tools.toolbox, store=store,
-                                    settings=settings.agent, tags={"bench": "agent"})
+            runtime = ResearchRuntime(model=model, toolbox=tools.toolbox, store=store, settings=settings.agent)
+            result = await research(q.question, runtime, options=RunOptions(tags={"bench": "agent"}))
             wall = result.usage.get("wall_s", 0.0)
             model_s, tool_s = time_split(store, result.run_id)
             rows.append({

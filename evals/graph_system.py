@@ -64,17 +64,17 @@ def evidence_from_trace(store: TraceStore, run_id: str, tools: EvalTools) -> Tra
 
 
 async def run_graph(question: EvalQuestion, ctx: SystemContext) -> SystemOutput:
-    from deepresearch.agent.graph.run import research  # heavy (langgraph); only when this system runs
+    # heavy (langgraph); only when this system runs
+    from deepresearch.agent.graph.run import ResearchRuntime, RunOptions, research
 
     tools = ctx.require_tools()
     started = time.perf_counter()
+    runtime = ResearchRuntime(model=ctx.model, toolbox=tools.toolbox, store=ctx.store, settings=ctx.agent)
+    options = RunOptions(tags=ctx.tags("graph", question), settings_snapshot={
+        "system": "graph", "agent": ctx.agent.model_dump(mode="json"), "adapter": ctx.policy.adapter.label})
+    policy = ctx.policy.with_seed(question_seed(ctx.evals.seed, question.id))
     try:
-        result = await research(
-            question.question, model=ctx.model, toolbox=tools.toolbox, store=ctx.store, settings=ctx.agent,
-            tags=ctx.tags("graph", question), sampling_temperature=ctx.temperature, max_tokens=ctx.max_tokens,
-            adapter=ctx.adapter, adapter_roles=ctx.adapter_roles, seed=question_seed(ctx.evals.seed, question.id),
-            settings_snapshot={"system": "graph", "agent": ctx.agent.model_dump(mode="json"), "adapter": ctx.adapter},
-        )
+        result = await research(question.question, runtime, policy, options)
     except Exception as exc:  # recorded per question, as for the baselines
         return SystemOutput(
             stop_reason="error", error=f"{type(exc).__name__}: {exc}", wall_s=time.perf_counter() - started,

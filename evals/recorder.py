@@ -11,7 +11,8 @@ import zlib
 from typing import TYPE_CHECKING, Any
 
 from deepresearch.agent.config import BudgetSettings
-from deepresearch.agent.model.base import ChatModel, adapter_for_role
+from deepresearch.agent.model.base import ChatModel
+from deepresearch.agent.model.policy import RunPolicy
 from deepresearch.agent.model.types import Completion, Message, Sampling
 from deepresearch.evals.results import EvalCitation, StopReason, SystemOutput
 
@@ -30,14 +31,12 @@ class RunRecorder:
 
     def __init__(
         self, *, store: TraceStore, model: ChatModel, question: str, tags: dict[str, str],
-        settings: dict[str, Any], budget: BudgetSettings, adapter: str | None,
-        adapter_roles: frozenset[str] | None = None,
+        settings: dict[str, Any], budget: BudgetSettings, policy: RunPolicy,
     ):
         self.store = store
         self.model = model
         self.budget = budget
-        self.adapter = adapter
-        self.adapter_roles = adapter_roles
+        self.policy = policy
         self.run_id = store.start_run(question, settings=settings, tags=tags)
         self.started = time.perf_counter()
         self.llm_calls = 0
@@ -52,7 +51,7 @@ class RunRecorder:
         prompt_version: str | None = None,
     ) -> Completion:
         completion = await self.model.chat(messages, schema=schema, sampling=sampling,
-                                           adapter=adapter_for_role(self.adapter, self.adapter_roles, role))
+                                           adapter=self.policy.adapter_for(role))
         self.llm_calls += 1
         self.llm_tokens += len(completion.prompt_token_ids) + len(completion.completion_token_ids)
         self.completion_tokens += len(completion.completion_token_ids)

@@ -2,7 +2,8 @@
 
 Entry points:
 
-    await run_eval(questions=PATH, corpus=PATH, systems=[...], model=..., store=..., out_dir=..., ...)
+    await run_eval(EvalSelection(questions=PATH, corpus=PATH), EvalRuntime(model, store, agent, tools),
+                   systems=[...], out_dir=..., policy=RunPolicy(...))
         = plan_eval (loads and checks the files and the out dir, no model needed; the CLI calls it
         first so bad input fails fast) + execute_eval (indexes the corpus and serves it on the
         local web for the run, answers every (system, question) not yet in out_dir/results.jsonl,
@@ -19,12 +20,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from deepresearch.agent.config import AgentSettings
 from deepresearch.agent.model.base import ChatModel
+from deepresearch.agent.model.policy import RunPolicy
 from deepresearch.evals.aggregate import EvalSummary
 from deepresearch.evals.config import EvalSettings
 from deepresearch.evals.dataset import (
@@ -46,6 +48,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 if TYPE_CHECKING:
     from deepresearch.agent.trace.store import TraceStore
     from deepresearch.tools.config import ToolSettings
+
 
 class EvalError(ValueError):
     """Bad eval input (one line, shown to the user)."""
@@ -104,6 +107,27 @@ async def run_questions(
     return [r for key, r in done.items() if key in wanted]
 
 
+@dataclass(frozen=True)
+class EvalSelection:
+    """Which questions an eval answers: the files, and the split and number of questions to take."""
+
+    questions: Path
+    corpus: Path | None = None
+    split: str | None = None
+    limit: int | None = None
+
+
+@dataclass(frozen=True)
+class EvalRuntime:
+    """What an eval runs on: the model, the trace store and the settings of the agent, tools and evals."""
+
+    model: ChatModel
+    store: TraceStore
+    agent: AgentSettings
+    tools: ToolSettings | None = None
+    evals: EvalSettings = field(default_factory=EvalSettings)
+
+
 @dataclass
 class EvalPlan:
     """A checked eval, ready to run: what `plan_eval` returns and `execute_eval` takes."""
@@ -114,6 +138,7 @@ class EvalPlan:
     docs: list[CorpusDoc] | None
     out_dir: Path
     manifest: EvalManifest
+    policy: RunPolicy = RunPolicy()
 
     @property
     def needs_tools(self) -> bool:
@@ -121,11 +146,13 @@ class EvalPlan:
 
 
 def plan_eval(
-    *, questions: Path, corpus: Path | None, systems: Sequence[str], out_dir: Path, model_name: str,
-    split: str | None = None, limit: int | None = None, seed: int = 0, adapter: str | None = None,
-    temperature: float = 0.0,
+    selection: EvalSelection, *, systems: Sequence[str], out_dir: Path, model_name: str, seed: int = 0,
+    policy: RunPolicy = RunPolicy(),
 ) -> EvalPlan:
-    """Check every input (files, systems, out dir) before any model is loaded; raise EvalError/DatasetError."""
+    """Check every input (files, systems, out dir) before any model is loaded; raise EvalError/DatasetError.
+    `seed` orders the questions; `policy` is how every system decodes (its adapter and temperature are
+    part of the manifest: a resumed eval must be the same eval)."""
+    questions, corpus, split, limit = selection.questions, selection.corpus, selection.split, selection.limit
     systems = _check_systems(systems)
     tool_systems = [s for s in systems if s not in TOOL_FREE_SYSTEMS]
     if tool_systems and corpus is None:
@@ -142,36 +169,34 @@ def plan_eval(
     wanted = EvalManifest(
         questions_path=str(questions), questions_sha256=file_sha256(questions),
         corpus_path=str(corpus) if corpus else None, corpus_sha256=file_sha256(corpus), split=split,
-        limit=limit, seed=seed, systems=systems, adapter=adapter, model=model_name, temperature=temperature,
-        question_ids=[q.id for q in chosen],
+        limit=limit, seed=seed, systems=systems, adapter=policy.adapter.label, model=model_name,
+        temperature=policy.temperature, question_ids=[q.id for q in chosen],
     )
     try:
         manifest = open_manifest(out_dir, wanted)
     except EvalMismatch as exc:
         raise EvalError(str(exc)) from None
-    return EvalPlan(questions=chosen, systems=systems, corpus=corpus, docs=docs, out_dir=out_dir, manifest=manifest)
+    return EvalPlan(questions=chosen, systems=systems, corpus=corpus, docs=docs, out_dir=out_dir, manifest=manifest,
+                    policy=policy)
 
 
 async def execute_eval(
-    plan: EvalPlan, *, model: ChatModel, store: TraceStore, agent: AgentSettings, tools: ToolSettings | None = None,
-    evals: EvalSettings | None = None, max_tokens: int = 384, progress: bool = True, retry_errors: bool = False,
-    adapter_roles: frozenset[str] | None = None,
+    plan: EvalPlan, runtime: EvalRuntime, *, progress: bool = True, retry_errors: bool = False,
 ) -> EvalSummary:
     """Run a plan: corpus indexed and served for the run, then every pending (system, question)."""
     from deepresearch.evals.environment import eval_environment
 
-    evals = evals or EvalSettings()
+    model, evals = runtime.model, runtime.evals
     adapter = plan.manifest.adapter
     if adapter is not None and adapter not in model.adapters():
         raise EvalError(f"adapter '{adapter}' is not loaded in the model (loaded: {model.adapters() or 'none'})")
-    if plan.needs_tools and tools is None:
+    if plan.needs_tools and runtime.tools is None:
         raise EvalError("tool settings are required for systems that search")
     corpus = plan.corpus if plan.needs_tools else None
-    async with eval_environment(corpus, plan.docs, tools, use_memory=evals.use_memory) as eval_tools:
+    async with eval_environment(corpus, plan.docs, runtime.tools, use_memory=evals.use_memory) as eval_tools:
         context = SystemContext(
-            model=model, store=store, agent=agent, evals=evals, eval_id=plan.manifest.eval_id, adapter=adapter,
-            adapter_roles=adapter_roles,
-            temperature=plan.manifest.temperature, max_tokens=max_tokens, tools=eval_tools,
+            model=model, store=runtime.store, agent=runtime.agent, evals=evals, eval_id=plan.manifest.eval_id,
+            policy=plan.policy, tools=eval_tools,
         )
         await run_questions(
             plan.questions, plan.systems, context=context, out_dir=plan.out_dir, concurrency=evals.concurrency,
@@ -183,19 +208,10 @@ async def execute_eval(
 
 
 async def run_eval(
-    *, questions: Path, corpus: Path | None, systems: Sequence[str], model: ChatModel, store: TraceStore,
-    out_dir: Path, agent: AgentSettings, tools: ToolSettings | None = None, evals: EvalSettings | None = None,
-    split: str | None = None, limit: int | None = None, adapter: str | None = None, temperature: float = 0.0,
-    max_tokens: int = 384, progress: bool = True, retry_errors: bool = False,
-    adapter_roles: frozenset[str] | None = None,
+    selection: EvalSelection, runtime: EvalRuntime, *, systems: Sequence[str], out_dir: Path,
+    policy: RunPolicy = RunPolicy(), progress: bool = True, retry_errors: bool = False,
 ) -> EvalSummary:
     """Plan and execute an eval in one call (what the trainer's publish gate uses)."""
-    evals = evals or EvalSettings()
-    plan = plan_eval(
-        questions=questions, corpus=corpus, systems=systems, out_dir=out_dir, model_name=model.model_name,
-        split=split, limit=limit, seed=evals.seed, adapter=adapter, temperature=temperature,
-    )
-    return await execute_eval(
-        plan, model=model, store=store, agent=agent, tools=tools, evals=evals, max_tokens=max_tokens,
-        progress=progress, retry_errors=retry_errors, adapter_roles=adapter_roles,
-    )
+    plan = plan_eval(selection, systems=systems, out_dir=out_dir, model_name=runtime.model.model_name,
+                     seed=runtime.evals.seed, policy=policy)
+    return await execute_eval(plan, runtime, progress=progress, retry_errors=retry_errors)

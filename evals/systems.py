@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from deepresearch.agent.config import AgentSettings
 from deepresearch.agent.model.base import ChatModel
+from deepresearch.agent.model.policy import RunPolicy
 from deepresearch.agent.model.types import Completion, Message, Sampling
 from deepresearch.evals import baseline_prompts as prompts
 from deepresearch.evals.config import EvalSettings
@@ -49,15 +50,14 @@ class SystemContext:
     agent: AgentSettings
     evals: EvalSettings
     eval_id: str
-    adapter: str | None = None
-    adapter_roles: frozenset[str] | None = None  # a scoped adapter answers only for these roles
-    temperature: float = 0.0
-    max_tokens: int = 384  # completion cap per graph LLM call (ModelSettings.max_tokens)
+    # The adapter every system answers with, the temperature, and the graph's completion cap per call.
+    policy: RunPolicy = RunPolicy()
     tools: EvalTools | None = None
 
     def sampling(self, question_id: str, max_tokens: int) -> Sampling:
         return Sampling(
-            temperature=self.temperature, max_tokens=max_tokens, seed=question_seed(self.evals.seed, question_id)
+            temperature=self.policy.temperature, max_tokens=max_tokens,
+            seed=question_seed(self.evals.seed, question_id),
         )
 
     def tags(self, system: str, question: EvalQuestion) -> dict[str, str]:
@@ -66,11 +66,11 @@ class SystemContext:
     def recorder(self, system: str, question: EvalQuestion) -> RunRecorder:
         settings = {
             "system": system, "agent": self.agent.model_dump(mode="json"), "evals": self.evals.model_dump(mode="json"),
-            "adapter": self.adapter, "temperature": self.temperature,
+            "adapter": self.policy.adapter.label, "temperature": self.policy.temperature,
         }
         return RunRecorder(
             store=self.store, model=self.model, question=question.question, tags=self.tags(system, question),
-            settings=settings, budget=self.agent.budget, adapter=self.adapter, adapter_roles=self.adapter_roles,
+            settings=settings, budget=self.agent.budget, policy=self.policy,
         )
 
     def require_tools(self) -> EvalTools:

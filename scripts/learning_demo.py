@@ -60,26 +60,22 @@ def build_world(out: Path, n_train: int, n_dev: int, seed: int, types: list[str]
     return write_subset(train + dev, POOL / "corpus.jsonl", out)
 
 
-async def dev_rewards(questions, *, seed: int, label: str, adapter: str | None, model, env, store, agent, cfg,
-                      temperature: float, max_tokens: int, concurrency: int,
-                      adapter_roles: frozenset[str] | None = None,
-                      sampled_roles: frozenset[str] | None = None) -> list[dict]:
-    """Each dev question answered once with this seed; the trainer's reward of each run."""
-    from deepresearch.agent.graph.run import research
+async def dev_rewards(questions, runtime, policy, *, label: str, doc_id_for, cfg, concurrency: int) -> list[dict]:
+    """Each dev question answered once, decoded by `policy` (its seed is the eval seed; each question's run
+    seed derives from it); the trainer's reward of each run."""
+    from deepresearch.agent.graph.run import RunOptions, research
     from deepresearch.train.rewards import facts_from_trace, score_run
     from deepresearch.train.rollout import run_seed
 
     gate = asyncio.Semaphore(concurrency)
 
     async def one(q) -> dict:
+        options = RunOptions(tags={"demo_eval": label, "seed": policy.seed})
         async with gate:
-            result = await research(q.question, model=model, toolbox=env.toolbox, store=store, settings=agent,
-                                    tags={"demo_eval": label, "seed": seed}, sampling_temperature=temperature,
-                                    max_tokens=max_tokens, adapter=adapter, adapter_roles=adapter_roles,
-                                    sampled_roles=sampled_roles, seed=run_seed(seed, 0, q.id, 0))
-        reward = score_run(facts_from_trace(store, result.run_id, env.doc_id_for), q, cfg.rewards)
+            result = await research(q.question, runtime, policy.with_seed(run_seed(policy.seed, 0, q.id, 0)), options)
+        reward = score_run(facts_from_trace(runtime.store, result.run_id, doc_id_for), q, cfg.rewards)
         return {"question_id": q.id, "run_id": result.run_id, "reward": reward.total, "terms": reward.terms,
-                "tier": reward.tier, "gold_evidence": gold_evidence(store, result.run_id, q.gold_doc_ids)}
+                "tier": reward.tier, "gold_evidence": gold_evidence(runtime.store, result.run_id, q.gold_doc_ids)}
 
     return list(await asyncio.gather(*(one(q) for q in questions)))
 
@@ -105,8 +101,10 @@ def band(values: list[float]) -> dict:
 
 async def run(args: argparse.Namespace) -> dict:
     from deepresearch.agent.config import AgentSettings, BudgetSettings
+    from deepresearch.agent.graph.run import ResearchRuntime
     from deepresearch.agent.model.embedded import EmbeddedChatModel
     from deepresearch.agent.model.factory import embedded_model_dir
+    from deepresearch.agent.model.policy import RunPolicy
     from deepresearch.agent.trace.store import TraceStore
     from deepresearch.tools.config import ToolSettings
     from deepresearch.train.config import TrainSettings
@@ -141,15 +139,20 @@ async def run(args: argparse.Namespace) -> dict:
     log = lambda msg: print(f"[{(time.monotonic() - started) / 60:5.1f} min] {msg}", flush=True)  # noqa: E731
     # The dev runs decode like the rollouts: only the trained roles sample (greedy_untrained_roles).
     sampled = cfg.rewards.trained_roles() if cfg.rollout.greedy_untrained_roles else None
-    common = dict(model=model, store=store, agent=agent, cfg=cfg, temperature=args.temperature,
-                  max_tokens=args.max_tokens, concurrency=args.concurrency, sampled_roles=sampled)
+
+    def dev_policy(adapter: str | None, seed: int) -> RunPolicy:
+        return RunPolicy(adapter=registry.choice(adapter), temperature=args.temperature, sampled_roles=sampled,
+                         seed=seed, max_tokens=args.max_tokens)
+
     summary: dict = {"command": " ".join([sys.executable, *sys.argv]), "settings": vars(args) | {"out": str(out)}}
     try:
         async with rollout_environment(tools, corpus=corpus) as env:
+            runtime = ResearchRuntime(model=model, toolbox=env.toolbox, store=store, settings=agent)
+            common = dict(doc_id_for=env.doc_id_for, cfg=cfg, concurrency=args.concurrency)
             if args.recheck:
-                return await recheck(args, dev_qs, registry, env=env, **common)
+                return await recheck(args, dev_qs, registry, runtime, dev_policy, **common)
             t0 = time.monotonic()
-            before = {s: await dev_rewards(dev_qs, seed=s, label="before", adapter=None, env=env, **common)
+            before = {s: await dev_rewards(dev_qs, runtime, dev_policy(None, s), label="before", **common)
                       for s in args.eval_seeds}
             eval_s = time.monotonic() - t0
             summary["dev_before"] = band([statistics.mean(r["reward"] for r in runs) for runs in before.values()])
@@ -187,8 +190,7 @@ async def run(args: argparse.Namespace) -> dict:
             summary["train"] = rounds
             summary["train_minutes"] = (time.monotonic() - train_started) / 60
             final = loop.policy_adapter
-            after = {s: await dev_rewards(dev_qs, seed=s, label="after", adapter=final, env=env,
-                                          adapter_roles=registry.roles(final), **common)
+            after = {s: await dev_rewards(dev_qs, runtime, dev_policy(final, s), label="after", **common)
                      for s in args.eval_seeds}
             summary["dev_after"] = band([statistics.mean(r["reward"] for r in runs) for runs in after.values()])
             summary["dev_after_profile"] = profile(after)
@@ -207,16 +209,16 @@ async def run(args: argparse.Namespace) -> dict:
     return summary
 
 
-async def recheck(args: argparse.Namespace, dev_qs, registry, **common) -> dict:
+async def recheck(args: argparse.Namespace, dev_qs, registry, runtime, dev_policy, **common) -> dict:
     """Dev reward of the base model and of a finished demo's final adapter on more eval seeds: a second,
     independent measurement of the rise (same world, questions and temperature as the demo)."""
     done = json.loads((args.out / "summary.json").read_text())
     final = done["final_adapter"]
-    await common["model"].load_adapter(final, registry.path(final))
+    await runtime.model.load_adapter(final, registry.path(final))
     result: dict = {"command": " ".join([sys.executable, *sys.argv]), "final_adapter": final, "seeds": args.recheck}
     for label, adapter in (("before", None), ("after", final)):
-        runs = {s: await dev_rewards(dev_qs, seed=s, label=f"recheck-{label}", adapter=adapter,
-                                     adapter_roles=registry.roles(adapter), **common) for s in args.recheck}
+        runs = {s: await dev_rewards(dev_qs, runtime, dev_policy(adapter, s), label=f"recheck-{label}", **common)
+                for s in args.recheck}
         result[f"dev_{label}"] = band([statistics.mean(r["reward"] for r in rs) for rs in runs.values()])
         result[f"dev_{label}_profile"] = profile(runs)
         result[f"runs_{label}"] = runs

@@ -15,19 +15,21 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from deepresearch.agent.model.policy import RunPolicy
 from pydantic import BaseModel, Field
 
 from .batching import count_micro_batches
 from .config import TrainSettings
-from .publish import DevSet, GateResult, eval_gate, publish, serve_adapter
+from .publish import DevSet, GateResult, GateRun, eval_gate, publish, serve_adapter
 from .questions import TrainQuestion
 from .registry import AdapterRegistry
-from .rollout import rollout_groups
+from .rollout import RolloutSpec, rollout_groups
 from .scoring import round_samples, score_groups
 from .update import UpdateStats
 
 if TYPE_CHECKING:
     from deepresearch.agent.config import AgentSettings
+    from deepresearch.agent.graph.run import ResearchRuntime
     from deepresearch.agent.model.base import ChatModel
     from deepresearch.agent.trace.store import TraceStore
     from deepresearch.tools.config import ToolSettings
@@ -105,14 +107,14 @@ class TrainLoop:
             await serve_adapter(self.policy_adapter, ctx.registry, ctx.models, activate=False)
         total = len(questions) * cfg.grpo.num_generations
         advance = ctx.progress.start("rollout", total)
-        groups = await rollout_groups(
-            questions, models=ctx.models, toolbox=ctx.toolbox, store=ctx.store, agent=ctx.agent,
-            group_size=cfg.grpo.num_generations, temperature=cfg.grpo.temperature, round_index=self.round_index,
-            adapter=self.policy_adapter, adapter_roles=ctx.registry.roles(self.policy_adapter),
+        policy = RunPolicy(
+            adapter=ctx.registry.choice(self.policy_adapter), temperature=cfg.grpo.temperature,
             sampled_roles=cfg.rewards.trained_roles() if cfg.rollout.greedy_untrained_roles else None,
-            concurrency=cfg.rollout.concurrency, max_tokens=ctx.max_tokens,
-            seed=cfg.grpo.seed, on_run_done=lambda: advance(1),
+            seed=cfg.grpo.seed, max_tokens=ctx.max_tokens,
         )
+        spec = RolloutSpec(group_size=cfg.grpo.num_generations, round_index=self.round_index, policy=policy,
+                           concurrency=cfg.rollout.concurrency)
+        groups = await rollout_groups(questions, self._runtimes(), spec, on_run_done=lambda: advance(1))
         report.rollout_runs = sum(len(g.run_ids) for g in groups)
         report.failures = [f for g in groups for f in g.failures]
         report.seconds["rollout"], clock = time.perf_counter() - clock, time.perf_counter()
@@ -138,7 +140,7 @@ class TrainLoop:
         metadata = {
             "name": name, "round": self.round_index, "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
             "parent": self.policy_adapter, "rewards": report.scores,
-            "roles": sorted(roles) if (roles := self._adapter_roles()) else None,
+            "roles": sorted(roles) if (roles := self._answering_roles()) else None,
             "data": {"questions": [q.id for q in questions], "groups": [g.group_id for g in groups],
                      "samples": len(samples)},
         }
@@ -153,11 +155,7 @@ class TrainLoop:
         if ctx.dev is not None:
             advance = ctx.progress.start("eval", 2 * len(ctx.dev.seeds))
             await serve_adapter(ctx.registry.current, ctx.registry, ctx.models, activate=False)  # the baseline
-            gate = await eval_gate(
-                name, ctx.registry.current, ctx.dev, ctx.registry, model=ctx.models[0], store=ctx.store,
-                agent=ctx.agent, tools=ctx.tools, out_root=ctx.work_dir / "evals", temperature=ctx.eval_temperature,
-                max_tokens=ctx.max_tokens,
-            )
+            gate = await eval_gate(name, ctx.registry.current, ctx.dev, ctx.registry, self._gate_run())
             advance(2 * len(ctx.dev.seeds))
         report.gate = gate
         # The trainer names every adapter explicitly, so its models keep no active adapter.
@@ -169,14 +167,29 @@ class TrainLoop:
         report.seconds["eval"] = time.perf_counter() - clock
         return report
 
-    def _adapter_roles(self) -> frozenset[str] | None:
+    def _answering_roles(self) -> frozenset[str] | None:
         """The roles the next adapter answers for: those trained now, plus those its parent answered
         for (it starts from the parent's weights); None = every role."""
         trained = self.ctx.settings.rewards.trained_roles()
         if self.policy_adapter is None or trained is None:
             return trained
-        inherited = self.ctx.registry.roles(self.policy_adapter)
+        inherited = self.ctx.registry.choice(self.policy_adapter).roles
         return None if inherited is None else trained | inherited
+
+    def _runtimes(self) -> list[ResearchRuntime]:
+        """One research runtime per serving model: rollouts are dealt to them round-robin."""
+        from deepresearch.agent.graph.run import ResearchRuntime
+
+        ctx = self.ctx
+        return [ResearchRuntime(model=m, toolbox=ctx.toolbox, store=ctx.store, settings=ctx.agent) for m in ctx.models]
+
+    def _gate_run(self) -> GateRun:
+        from deepresearch.evals.runner import EvalRuntime
+
+        ctx = self.ctx
+        runtime = EvalRuntime(model=ctx.models[0], store=ctx.store, agent=ctx.agent, tools=ctx.tools)
+        return GateRun(runtime=runtime, out_root=ctx.work_dir / "evals", temperature=ctx.eval_temperature,
+                       max_tokens=ctx.max_tokens)
 
     async def _update(self, samples: list, out: Path, metadata: dict[str, Any]) -> UpdateStats:
         ctx, cfg = self.ctx, self.ctx.settings

@@ -9,19 +9,19 @@ runner resumes from them, so the baseline is evaluated once, not once per round.
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass, replace
 from pathlib import Path
 from statistics import mean
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
 from .registry import AdapterRegistry
 
 if TYPE_CHECKING:
-    from deepresearch.agent.config import AgentSettings
     from deepresearch.agent.model.base import ChatModel
-    from deepresearch.agent.trace.store import TraceStore
-    from deepresearch.tools.config import ToolSettings
+    from deepresearch.agent.model.policy import AdapterChoice
+    from deepresearch.evals.runner import EvalRuntime
 
 GATE_SYSTEM = "graph"
 
@@ -59,39 +59,48 @@ def eval_dir(root: Path, dev: DevSet, adapter: str | None, seed: int, stamp: str
     return Path(root) / f"{adapter or 'base'}-{key}" / f"seed-{seed}"
 
 
-async def evaluate_adapter(
-    adapter: str | None, dev: DevSet, *, model: ChatModel, store: TraceStore, agent: AgentSettings,
-    tools: ToolSettings, out_root: Path, temperature: float = 0.0, max_tokens: int = 384, progress: bool = False,
-    stamp: str = "", adapter_roles: frozenset[str] | None = None,
-) -> dict[int, float | None]:
-    """The dev metric of one adapter (None = base model) per seed, through the evals runner."""
-    from deepresearch.evals.config import EvalSettings
-    from deepresearch.evals.runner import run_eval
+@dataclass(frozen=True)
+class GateRun:
+    """Where and how the gate evaluates: the eval runtime (its eval settings are set per seed), the root
+    of the eval directories, and how both sides decode."""
 
+    runtime: EvalRuntime
+    out_root: Path
+    temperature: float = 0.0
+    max_tokens: int = 384
+    progress: bool = False
+
+
+async def evaluate_adapter(
+    adapter: AdapterChoice, dev: DevSet, gate: GateRun, stamp: str = "",
+) -> dict[int, float | None]:
+    """The dev metric of one adapter per seed, through the evals runner."""
+    from deepresearch.agent.model.policy import RunPolicy
+    from deepresearch.evals.config import EvalSettings
+    from deepresearch.evals.runner import EvalSelection, run_eval
+
+    policy = RunPolicy(adapter=adapter, temperature=gate.temperature, max_tokens=gate.max_tokens)
+    selection = EvalSelection(questions=dev.questions, corpus=dev.corpus, split=dev.split, limit=dev.limit)
     scores: dict[int, float | None] = {}
     for seed in dev.seeds:
         summary = await run_eval(
-            questions=dev.questions, corpus=dev.corpus, systems=[GATE_SYSTEM], model=model, store=store,
-            out_dir=eval_dir(out_root, dev, adapter, seed, stamp), agent=agent, tools=tools,
-            evals=EvalSettings(seed=seed),
-            split=dev.split, limit=dev.limit, adapter=adapter, temperature=temperature, max_tokens=max_tokens,
-            progress=progress, adapter_roles=adapter_roles,
+            selection, replace(gate.runtime, evals=EvalSettings(seed=seed)), systems=[GATE_SYSTEM],
+            out_dir=eval_dir(gate.out_root, dev, adapter.label, seed, stamp), policy=policy, progress=gate.progress,
         )
         scores[seed] = summary.metric(GATE_SYSTEM, dev.metric).mean
     return scores
 
 
 async def eval_gate(
-    candidate: str, baseline: str | None, dev: DevSet, registry: AdapterRegistry, **eval_kwargs: Any,
+    candidate: str, baseline: str | None, dev: DevSet, registry: AdapterRegistry, gate: GateRun,
 ) -> GateResult:
-    """Passes when mean(candidate) ≥ mean(baseline) − tolerance over the seeds."""
+    """Passes when mean(candidate) ≥ mean(baseline) − tolerance over the seeds. Each adapter answers for the
+    roles it was trained for; baseline None is what the model serves."""
     def stamp(name: str | None) -> str:
         return str(registry.metadata(name).get("created_at", "")) if name else ""
 
-    cand = await evaluate_adapter(candidate, dev, stamp=stamp(candidate), adapter_roles=registry.roles(candidate),
-                                  **eval_kwargs)
-    base = await evaluate_adapter(baseline, dev, stamp=stamp(baseline), adapter_roles=registry.roles(baseline),
-                                  **eval_kwargs)
+    cand = await evaluate_adapter(registry.choice(candidate), dev, gate, stamp(candidate))
+    base = await evaluate_adapter(registry.choice(baseline), dev, gate, stamp(baseline))
     return gate_verdict(candidate, baseline, dev, cand, base)
 
 

@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from deepresearch.agent.model.policy import AdapterChoice
 from pydantic import BaseModel, Field
 
 REGISTRY_FILE = "registry.json"
@@ -28,14 +29,15 @@ def read_metadata(adapter_dir: Path) -> dict[str, Any]:
     return json.loads(file.read_text()) if file.is_file() else {}
 
 
-def adapter_roles(adapter_dir: Path) -> frozenset[str] | None:
-    """The roles an adapter was trained for (its metadata's `roles`), which are the roles it answers
-    for; None = every role (adapters trained on all roles, or from elsewhere, or unreadable metadata)."""
+def adapter_choice(name: str, adapter_dir: Path) -> AdapterChoice:
+    """Adapter `name` (its files in `adapter_dir`), scoped to the roles it was trained for (its metadata's
+    `roles`), which are the roles it answers for; unscoped = every role (adapters trained on all roles,
+    or from elsewhere, or unreadable metadata)."""
     try:
         roles = read_metadata(adapter_dir).get("roles")
     except (OSError, ValueError):
-        return None
-    return frozenset(roles) if roles else None
+        roles = None
+    return AdapterChoice.named(name, frozenset(roles) if roles else None)
 
 
 class RegistryError(ValueError):
@@ -75,8 +77,9 @@ class AdapterRegistry:
     def metadata(self, name: str) -> dict[str, Any]:
         return read_metadata(self.path(name))
 
-    def roles(self, name: str | None) -> frozenset[str] | None:
-        return adapter_roles(self.path(name)) if name else None
+    def choice(self, name: str | None) -> AdapterChoice:
+        """Adapter `name`, scoped as it was trained; None = whatever the model serves (its active one)."""
+        return adapter_choice(name, self.path(name)) if name else AdapterChoice.active()
 
     def update_metadata(self, name: str, **fields: Any) -> None:
         meta = {**self.metadata(name), **fields}

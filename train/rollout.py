@@ -10,17 +10,16 @@ from __future__ import annotations
 import asyncio
 import hashlib
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from deepresearch.agent.model.policy import RunPolicy
 from pydantic import BaseModel, Field
 
 from .questions import TRAIN_TAG, TrainQuestion
 
 if TYPE_CHECKING:
-    from deepresearch.agent.config import AgentSettings
-    from deepresearch.agent.model.base import ChatModel
-    from deepresearch.agent.trace.store import TraceStore
-    from deepresearch.tools.toolbox import Toolbox
+    from deepresearch.agent.graph.run import ResearchRuntime
 
 
 class RolloutGroup(BaseModel):
@@ -40,54 +39,44 @@ def run_seed(seed: int, round_index: int, question_id: str, member: int) -> int:
     return int(digest[:8], 16)
 
 
+@dataclass(frozen=True)
+class RolloutSpec:
+    """One round's rollouts: `group_size` runs per question, decoded by `policy`. The policy's seed is the
+    round's base seed: each run gets its own, derived from it, the round and its place in the group."""
+
+    group_size: int
+    round_index: int
+    policy: RunPolicy
+    concurrency: int = 8  # runs in flight at once (the model batches their LLM calls)
+
+
 async def rollout_groups(
-    questions: Sequence[TrainQuestion],
-    *,
-    models: Sequence[ChatModel],
-    toolbox: Toolbox,
-    store: TraceStore,
-    agent: AgentSettings,
-    group_size: int,
-    temperature: float,
-    round_index: int,
-    adapter: str | None = None,
-    adapter_roles: frozenset[str] | None = None,
-    sampled_roles: frozenset[str] | None = None,
-    concurrency: int = 8,
-    max_tokens: int = 384,
-    seed: int = 0,
+    questions: Sequence[TrainQuestion], runtimes: Sequence[ResearchRuntime], spec: RolloutSpec,
     on_run_done: Callable[[], None] | None = None,
 ) -> list[RolloutGroup]:
-    """Run every question `group_size` times; at most `concurrency` runs are in flight (the model
-    batches their LLM calls). Returns one group per question with the run ids in member order.
-    `sampled_roles`: only these roles sample at `temperature`, the others decode greedily (None = all)."""
-    from deepresearch.agent.graph.run import research
+    """Run every question `spec.group_size` times, dealing the runs round-robin to `runtimes` (one per
+    model server). Returns one group per question with the run ids in member order."""
+    from deepresearch.agent.graph.run import RunOptions, research
 
-    if group_size < 2:
+    if spec.group_size < 2:
         raise ValueError("a group needs at least 2 runs (GRPO compares runs of the same question)")
-    if not models:
+    if not runtimes:
         raise ValueError("no model to roll out with")
-    groups = [RolloutGroup(group_id=group_id_for(round_index, q), question=q) for q in questions]
+    groups = [RolloutGroup(group_id=group_id_for(spec.round_index, q), question=q) for q in questions]
     run_ids: dict[tuple[int, int], str] = {}
-    gate = asyncio.Semaphore(concurrency)
+    gate = asyncio.Semaphore(spec.concurrency)
+    base_seed = spec.policy.seed or 0
 
-    async def one(g: int, member: int, model: ChatModel) -> None:
+    async def one(g: int, member: int, runtime: ResearchRuntime) -> None:
         group = groups[g]
-        tags = {TRAIN_TAG: round_index, "group_id": group.group_id, "question_id": group.question.id,
+        tags = {TRAIN_TAG: spec.round_index, "group_id": group.group_id, "question_id": group.question.id,
                 "member": member}
+        policy = spec.policy.with_seed(run_seed(base_seed, spec.round_index, group.question.id, member))
+        snapshot = {"system": "train-rollout", **policy.snapshot(), "agent": runtime.settings.model_dump(mode="json")}
         async with gate:
             try:
-                result = await research(
-                    group.question.question, model=model, toolbox=toolbox, store=store, settings=agent,
-                    tags=tags, sampling_temperature=temperature, max_tokens=max_tokens, adapter=adapter,
-                    adapter_roles=adapter_roles, sampled_roles=sampled_roles,
-                    seed=run_seed(seed, round_index, group.question.id, member),
-                    settings_snapshot={"system": "train-rollout", "adapter": adapter,
-                                       "adapter_roles": sorted(adapter_roles) if adapter_roles else None,
-                                       "temperature": temperature,
-                                       "sampled_roles": sorted(sampled_roles) if sampled_roles else None,
-                                       "agent": agent.model_dump(mode="json")},
-                )
+                result = await research(group.question.question, runtime, policy,
+                                        RunOptions(tags=tags, settings_snapshot=snapshot))
                 run_ids[(g, member)] = result.run_id
             except Exception as exc:  # one broken run must not sink the round; it is reported
                 group.failures.append(f"{type(exc).__name__}: {exc}")
@@ -95,8 +84,8 @@ async def rollout_groups(
                 if on_run_done is not None:
                     on_run_done()
 
-    jobs = [(g, m) for m in range(group_size) for g in range(len(groups))]  # spread questions over time
-    await asyncio.gather(*(one(g, m, models[i % len(models)]) for i, (g, m) in enumerate(jobs)))
+    jobs = [(g, m) for m in range(spec.group_size) for g in range(len(groups))]  # spread questions over time
+    await asyncio.gather(*(one(g, m, runtimes[i % len(runtimes)]) for i, (g, m) in enumerate(jobs)))
     for g, group in enumerate(groups):
-        group.run_ids = [run_ids[(g, m)] for m in range(group_size) if (g, m) in run_ids]
+        group.run_ids = [run_ids[(g, m)] for m in range(spec.group_size) if (g, m) in run_ids]
     return groups

@@ -16,7 +16,7 @@ import hashlib
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from deepresearch.agent.model.base import ModelError, adapter_for_role
+from deepresearch.agent.model.base import ModelError
 
 from .candidates import Candidate
 
@@ -35,7 +35,7 @@ async def rerank(ctx: ResearchContext, question: str, candidates: list[Candidate
     by_sentence: dict[str, list[Candidate]] = {}
     for cand in candidates:
         by_sentence.setdefault(cand.quote, []).append(cand)
-    adapter = adapter_for_role(ctx.adapter, ctx.adapter_roles, "writer")
+    adapter = ctx.policy.adapter_for("writer")
     try:
         scored = await asyncio.gather(*(
             ctx.model.score(TEMPLATE.format(sentence=sentence, question=question), [" " + c.text for c in group],

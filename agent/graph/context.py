@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from deepresearch.agent.config import AgentSettings
-from deepresearch.agent.model.base import ChatModel, adapter_for_role
+from deepresearch.agent.model.base import ChatModel
+from deepresearch.agent.model.policy import RunPolicy
 from deepresearch.agent.model.types import Completion, Sampling
 from deepresearch.agent.prompts import Prompt
 from deepresearch.agent.trace.store import TraceStore
@@ -39,26 +40,18 @@ class ResearchContext:
     store: TraceStore
     settings: AgentSettings
     run_id: str
-    temperature: float = 0.0
-    max_tokens: int = 384
-    adapter: str | None = None
-    adapter_roles: frozenset[str] | None = None  # roles the adapter answers for (None = all)
-    sampled_roles: frozenset[str] | None = None  # roles that sample at `temperature`; others greedy (None = all)
-    seed: int | None = None
+    policy: RunPolicy = RunPolicy()
     _calls: dict[str, int] = field(default_factory=dict, repr=False)
 
-    def sampling(self, role: str, max_tokens: int | None = None, key: str | None = None) -> Sampling:
+    def _sampling(self, role: str, max_tokens: int | None, key: str) -> Sampling:
         """Decoding parameters of one call. Its seed is a function of the run's seed and the call's
         identity (`key`: step, role and, for parallel calls of one step, what they are about), never of
         the order in which parallel executors happen to reach the model: the same question and seed
         draw the same seed for every call."""
-        if key is None:
-            n = self._calls[role] = self._calls.get(role, 0) + 1
-            key = f"{role}#{n}"
-        seed = None if self.seed is None else call_seed(self.seed, key)
-        sampled = self.sampled_roles is None or role in self.sampled_roles
-        return Sampling(temperature=self.temperature if sampled else 0.0,
-                        max_tokens=min(max_tokens or self.max_tokens, self.max_tokens), seed=seed)
+        cap = self.policy.max_tokens
+        seed = None if self.policy.seed is None else call_seed(self.policy.seed, key)
+        return Sampling(temperature=self.policy.temperature_for(role), max_tokens=min(max_tokens or cap, cap),
+                        seed=seed)
 
     async def ask_model(
         self, prompt: Prompt, out_type: type[ModelT], schema: dict[str, Any], *, step: str | None = None,
@@ -70,9 +63,9 @@ class ResearchContext:
         usage: Usage = {"llm_tokens": 0, "llm_calls": 0, "tool_calls": 0}
         identity = f"{step}|{prompt.role}|{about}"
         for attempt in range(2):
-            sampling = self.sampling(prompt.role, max_tokens, key=self._next_key(identity, attempt))
+            sampling = self._sampling(prompt.role, max_tokens, self._next_key(identity, attempt))
             completion = await self.model.chat(messages, schema=schema, sampling=sampling,
-                                               adapter=adapter_for_role(self.adapter, self.adapter_roles, prompt.role))
+                                               adapter=self.policy.adapter_for(prompt.role))
             self.store.log_llm_call(self.run_id, prompt.role, messages, completion,
                                     prompt_version=prompt.version, step=step, temperature=sampling.temperature,
                                     seed=sampling.seed)

@@ -5,11 +5,13 @@ from __future__ import annotations
 import time
 from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from deepresearch.agent.config import AgentSettings
 from deepresearch.agent.model.base import ChatModel, ModelError
+from deepresearch.agent.model.policy import RunPolicy
 from deepresearch.agent.trace.store import TraceStore
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
@@ -55,28 +57,40 @@ async def _checkpointer(stack: AsyncExitStack, path: Path | None):
     return await stack.enter_async_context(AsyncSqliteSaver.from_conn_string(str(path)))
 
 
+@dataclass(frozen=True)
+class ResearchRuntime:
+    """What a run runs on: the model, the tools, the trace store and the agent's settings."""
+
+    model: ChatModel
+    toolbox: Toolbox
+    store: TraceStore
+    settings: AgentSettings
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How one run is driven and recorded, apart from how it decodes (RunPolicy).
+
+    `resume_run_id` continues an interrupted run (needs `checkpoint_path`); `approve` reviews the plan
+    when settings ask for approval; `on_event` gets every progress event as it happens; `settings_snapshot`
+    is what the run records as its settings (default: the agent settings)."""
+
+    tags: dict[str, Any] | None = None
+    checkpoint_path: Path | None = None
+    resume_run_id: str | None = None
+    approve: ApproveFn | None = None
+    on_event: EventFn | None = None
+    settings_snapshot: dict[str, Any] | None = None
+
+
 async def research(
-    question: str | None,
-    *,
-    model: ChatModel,
-    toolbox: Toolbox,
-    store: TraceStore,
-    settings: AgentSettings,
-    tags: dict[str, Any] | None = None,
-    sampling_temperature: float | None = None,
-    max_tokens: int = 384,
-    adapter: str | None = None,
-    adapter_roles: frozenset[str] | None = None,
-    sampled_roles: frozenset[str] | None = None,
-    seed: int | None = None,
-    checkpoint_path: Path | None = None,
-    resume_run_id: str | None = None,
-    approve: ApproveFn | None = None,
-    on_event: EventFn | None = None,
-    settings_snapshot: dict[str, Any] | None = None,
+    question: str | None, runtime: ResearchRuntime, policy: RunPolicy = RunPolicy(),
+    options: RunOptions = RunOptions(),
 ) -> ResearchResult:
-    """Answer `question` (or resume run `resume_run_id`). Never raises for model/tool misbehaviour:
+    """Answer `question` (or resume run `options.resume_run_id`). Never raises for model/tool misbehaviour:
     such failures end the run with status "error" and are in the trace."""
+    store, settings = runtime.store, runtime.settings
+    resume_run_id, on_event, approve = options.resume_run_id, options.on_event, options.approve
     if resume_run_id:
         run = store.get_run(resume_run_id)
         if run.status not in ("running", "interrupted", "error"):
@@ -86,15 +100,14 @@ async def research(
     else:
         if not question or not question.strip():
             raise ValueError("the question is empty")
-        run_id = store.start_run(question, settings_snapshot or {"agent": settings.model_dump(mode="json")}, tags)
-    ctx = ResearchContext(model=model, toolbox=toolbox, store=store, settings=settings, run_id=run_id,
-                          temperature=sampling_temperature or 0.0, max_tokens=max_tokens,
-                          adapter=adapter, adapter_roles=adapter_roles, sampled_roles=sampled_roles,
-                          seed=seed)
+        recorded = options.settings_snapshot or {"agent": settings.model_dump(mode="json")}
+        run_id = store.start_run(question, recorded, options.tags)
+    ctx = ResearchContext(model=runtime.model, toolbox=runtime.toolbox, store=store, settings=settings,
+                          run_id=run_id, policy=policy)
     config = {"configurable": {"thread_id": run_id}, "recursion_limit": 200}
     started = time.time()
     async with AsyncExitStack() as stack:
-        graph = build_graph(await _checkpointer(stack, checkpoint_path))
+        graph = build_graph(await _checkpointer(stack, options.checkpoint_path))
         if resume_run_id:
             snapshot = await graph.aget_state(config)
             if not snapshot.values:

@@ -21,14 +21,6 @@ class ScoringUnsupported(ModelError):
 BASE_MODEL = ""  # the adapter name that asks for the base model even when an adapter is active
 
 
-def adapter_for_role(adapter: str | None, roles: frozenset[str] | None, role: str) -> str | None:
-    """A scoped adapter answers only for the roles it was trained on (`roles`; None = every role):
-    training the writer must not change what the planner does, since they share the weights."""
-    if adapter is None or roles is None or role in roles:
-        return adapter
-    return BASE_MODEL
-
-
 class ChatModel(ABC):
     """A chat model that returns token-exact completions.
 

@@ -19,7 +19,7 @@ from rich.prompt import Prompt
 from ..console import err, fail, out
 from ..progress import ResearchProgress
 from ..report_export import FORMAT_HELP, ExportInputError, check_out, choose_format, render_report, write_atomic
-from ..runtime import adapter_scope, open_runtime, with_served_adapter
+from ..runtime import answering_policy, open_runtime, with_served_adapter
 from ..settings import Settings, SettingsError, get_settings
 
 EXIT_CODES = {"finished": 0, "error": 1, "budget_stop": 3, "loop_stop": 3, "rejected": 4}
@@ -85,7 +85,7 @@ def result_json(result: Any, adapter: str | None) -> dict[str, Any]:
 
 async def _ask(settings: Settings, question: str | None, *, resume: str | None, offline: bool, index: str | None,
                quiet: bool, checkpoint: bool) -> Any:
-    from deepresearch.agent.graph.run import research
+    from deepresearch.agent.graph.run import RunOptions, research
 
     async with open_runtime(settings, offline=offline, index=index) as rt:
         interactive = sys.stdin.isatty() and not settings.agent.auto_approve
@@ -93,14 +93,10 @@ async def _ask(settings: Settings, question: str | None, *, resume: str | None, 
             async def approve(plan: list[dict[str, Any]]) -> dict[str, Any]:
                 return await ask_user_about_plan(plan, progress) if interactive else {"action": "accept"}
 
-            return await research(
-                question, model=rt.model, toolbox=rt.toolbox, store=rt.store, settings=settings.agent,
-                sampling_temperature=settings.model.temperature, max_tokens=settings.model.max_tokens,
-                adapter=settings.model.adapter, adapter_roles=adapter_scope(settings),
-                checkpoint_path=settings.paths.checkpoints_db if checkpoint else None,
-                resume_run_id=resume, approve=approve, on_event=progress,
-                settings_snapshot=rt.snapshot(),
-            )
+            options = RunOptions(checkpoint_path=settings.paths.checkpoints_db if checkpoint else None,
+                                 resume_run_id=resume, approve=approve, on_event=progress,
+                                 settings_snapshot=rt.snapshot())
+            return await research(question, rt.research_runtime(), answering_policy(settings), options)
 
 
 def ask(

@@ -124,11 +124,17 @@ def run(
     adapters_dir = settings.paths.adapters
     # No --adapter: the configured one (model.adapter) answers, as it does for `ask`.
     adapter_name, adapter_dir = _adapter_path(adapter or settings.model.adapter, adapters_dir)
+    from deepresearch.agent.model.policy import AdapterChoice, RunPolicy
+    from deepresearch.evals.runner import EvalSelection
+    from deepresearch.train.registry import adapter_choice
+
+    answering = AdapterChoice.active()  # no adapter named: what the model serves
+    if adapter_name:  # scoped to the roles it was trained for
+        answering = adapter_choice(adapter_name, adapter_dir or adapters_dir / adapter_name)
+    policy = RunPolicy(adapter=answering, temperature=temp, max_tokens=settings.model.max_tokens)
     try:
-        plan = plan_eval(
-            questions=questions, corpus=corpus, systems=systems, out_dir=out_dir, model_name=settings.model.name,
-            split=split, limit=limit, seed=evals.seed, adapter=adapter_name, temperature=temp,
-        )
+        plan = plan_eval(EvalSelection(questions=questions, corpus=corpus, split=split, limit=limit), systems=systems,
+                         out_dir=out_dir, model_name=settings.model.name, seed=evals.seed, policy=policy)
     except (EvalError, DatasetError) as exc:
         raise fail(str(exc)) from None
     err.print(
@@ -152,8 +158,7 @@ async def _execute(
     from deepresearch.agent.model.base import ModelError
     from deepresearch.agent.model.factory import build_model
     from deepresearch.agent.trace.store import TraceStore
-    from deepresearch.evals.runner import EvalError, execute_eval
-    from deepresearch.train.registry import adapter_roles
+    from deepresearch.evals.runner import EvalError, EvalRuntime, execute_eval
 
     try:
         model = build_model(settings.model, cache_dir=settings.cache_dir, adapters_dir=settings.paths.adapters)
@@ -164,12 +169,8 @@ async def _execute(
             await _load_adapter(model, adapter_name, adapter_dir, settings.paths.adapters)
         store = TraceStore(settings.paths.traces_db)
         try:
-            return await execute_eval(
-                plan, model=model, store=store, agent=settings.agent, tools=settings.tools, evals=evals,
-                max_tokens=settings.model.max_tokens, progress=progress, retry_errors=retry_errors,
-                adapter_roles=adapter_roles(adapter_dir or settings.paths.adapters / adapter_name)
-                if adapter_name else None,
-            )
+            runtime = EvalRuntime(model=model, store=store, agent=settings.agent, tools=settings.tools, evals=evals)
+            return await execute_eval(plan, runtime, progress=progress, retry_errors=retry_errors)
         except EvalError as exc:
             raise fail(str(exc)) from None
         finally:

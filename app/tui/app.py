@@ -10,7 +10,7 @@ from contextlib import AbstractAsyncContextManager
 from typing import Any
 
 from deepresearch.agent.config import question_problem
-from deepresearch.app.runtime import AgentRuntime, adapter_scope
+from deepresearch.app.runtime import AgentRuntime, answering_policy
 from rich.markup import escape
 from textual import on, work
 from textual.app import App, ComposeResult
@@ -112,7 +112,7 @@ class ResearchApp(App[None]):
 
     @work(exclusive=True, group="research")
     async def research(self, question: str) -> None:
-        from deepresearch.agent.graph.run import research
+        from deepresearch.agent.graph.run import RunOptions, research
 
         assert self.runtime is not None
         rt, log = self.runtime, self.query_one("#log", RichLog)
@@ -123,13 +123,9 @@ class ResearchApp(App[None]):
             if line := describe(event):
                 log.write(line)
 
-        settings = rt.settings
-        result = await research(
-            question, model=rt.model, toolbox=rt.toolbox, store=rt.store, settings=settings.agent,
-            sampling_temperature=settings.model.temperature, max_tokens=settings.model.max_tokens,
-            adapter=settings.model.adapter, adapter_roles=adapter_scope(settings),
-            checkpoint_path=settings.paths.checkpoints_db, on_event=on_event, settings_snapshot=rt.snapshot(),
-        )
+        options = RunOptions(checkpoint_path=rt.settings.paths.checkpoints_db, on_event=on_event,
+                             settings_snapshot=rt.snapshot())
+        result = await research(question, rt.research_runtime(), answering_policy(rt.settings), options)
         self.current_run = result.run_id
         await self.query_one("#report", Markdown).update(result.report or f"_run ended: {result.status}_")
         log.write(f"run {result.run_id}: {result.status} · rate it with + or -")

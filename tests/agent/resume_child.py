@@ -7,7 +7,7 @@ import sys
 import time
 from pathlib import Path
 
-from deepresearch.agent.graph.run import research
+from deepresearch.agent.graph.run import ResearchRuntime, RunOptions, research
 from deepresearch.agent.trace.store import TraceStore
 
 from .conftest import DOCS, agent_settings, default_script
@@ -24,8 +24,8 @@ def main() -> None:
             time.sleep(600)  # killed here
         return base(role, request)
 
-    asyncio.run(research("When was Ada Lovelace born?", model=ScriptedModel(script), toolbox=DictToolbox(DOCS),
-                         store=TraceStore(traces), settings=agent_settings(), checkpoint_path=checkpoints))
+    runtime = ResearchRuntime(ScriptedModel(script), DictToolbox(DOCS), TraceStore(traces), agent_settings())
+    asyncio.run(research("When was Ada Lovelace born?", runtime, options=RunOptions(checkpoint_path=checkpoints)))
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from deepresearch.agent.graph.answer_form import answer_choices
-from deepresearch.agent.graph.run import research
+from deepresearch.agent.graph.run import ResearchRuntime, research
 from deepresearch.agent.graph.schemas import writer_schema
 
 from .conftest import agent_settings, default_script, user_text
@@ -41,8 +41,7 @@ async def test_a_yes_no_question_reaches_the_writer_with_its_choices(toolbox, st
         return {**reply, "answer": "yes"} if role == "writer" else reply
 
     model = ScriptedModel(answer_yes)
-    result = await research("Was Ada Lovelace born in 1815?", model=model, toolbox=toolbox, store=store,
-                            settings=agent_settings())
+    result = await research("Was Ada Lovelace born in 1815?", ResearchRuntime(model, toolbox, store, agent_settings()))
     writer = [request for role, request in model.requests if role == "writer"][-1]
     assert writer.json_schema["properties"]["answer"]["enum"] == ["yes", "no", "not found"]
     assert "Candidates:\n- yes\n- no\n" in user_text(writer)

@@ -3,16 +3,18 @@ citation checking and malformed output. Real model + real tools: test_ask_e2e.py
 
 from __future__ import annotations
 
-from deepresearch.agent.graph.run import research
+from deepresearch.agent.graph.run import ResearchRuntime, RunOptions, research
 from deepresearch.agent.model.base import BASE_MODEL
+from deepresearch.agent.model.policy import AdapterChoice, RunPolicy
 
 from .conftest import agent_settings, default_script, first_matching, plan_of, quote_options, user_text
 from .fakes import ScriptedModel
 
 
-async def run(model, toolbox, store, settings=None, question="When was Ada Lovelace born?", **kw):
-    return await research(question, model=model, toolbox=toolbox, store=store,
-                          settings=settings or agent_settings(), **kw)
+async def run(model, toolbox, store, settings=None, question="When was Ada Lovelace born?", policy=RunPolicy(),
+              **options):
+    runtime = ResearchRuntime(model=model, toolbox=toolbox, store=store, settings=settings or agent_settings())
+    return await research(question, runtime, policy, RunOptions(**options))
 
 
 NO_MATCH = "Zzz qqq xxx?"  # a question whose own search finds nothing
@@ -216,20 +218,21 @@ async def test_page_text_reaches_the_model_fenced_as_untrusted(store, docs):
 
 async def test_a_scoped_adapter_answers_only_for_its_roles(toolbox, store):
     model = ScriptedModel(default_script())
-    result = await run(model, toolbox, store, adapter="grpo-0001", adapter_roles=frozenset({"planner", "writer"}))
+    scoped = AdapterChoice.named("grpo-0001", roles=frozenset({"planner", "writer"}))
+    result = await run(model, toolbox, store, policy=RunPolicy(adapter=scoped))
     assert result.status == "finished"
     used = {(role, request.adapter) for role, request in model.requests}
     assert {("planner", "grpo-0001"), ("writer", "grpo-0001"), ("extractor", BASE_MODEL)} <= used
     assert all((adapter == "grpo-0001") == (role in ("planner", "writer")) for role, adapter in used)
     # Unscoped (None): every role asks for the adapter.
     model = ScriptedModel(default_script())
-    await run(model, toolbox, store, adapter="grpo-0001")
+    await run(model, toolbox, store, policy=RunPolicy(adapter=AdapterChoice.named("grpo-0001")))
     assert {request.adapter for _, request in model.requests} == {"grpo-0001"}
 
 
 async def test_only_the_sampled_roles_get_the_temperature(toolbox, store):
     model = ScriptedModel(default_script())
-    result = await run(model, toolbox, store, sampling_temperature=0.8, sampled_roles=frozenset({"planner"}))
+    result = await run(model, toolbox, store, policy=RunPolicy(temperature=0.8, sampled_roles=frozenset({"planner"})))
     assert result.status == "finished"
     temps = {(role, request.sampling.temperature) for role, request in model.requests}
     assert ("planner", 0.8) in temps and ("extractor", 0.0) in temps and ("writer", 0.0) in temps
@@ -237,7 +240,7 @@ async def test_only_the_sampled_roles_get_the_temperature(toolbox, store):
     logged = {(e.payload["role"], e.payload["temperature"]) for e in store.events(result.run_id, "llm")}
     assert logged == temps  # the trace says what each call was sampled under
     model = ScriptedModel(default_script())  # None: every role samples
-    await run(model, toolbox, store, sampling_temperature=0.8)
+    await run(model, toolbox, store, policy=RunPolicy(temperature=0.8))
     assert {request.sampling.temperature for _, request in model.requests} == {0.8}
 
 
@@ -320,7 +323,7 @@ async def test_same_question_and_seed_draw_the_same_seed_for_every_call(toolbox,
             return await original(request)
 
         model.complete = complete
-        runs.append(await run(model, toolbox, store, seed=7))
+        runs.append(await run(model, toolbox, store, policy=RunPolicy(seed=7)))
     first, second = (calls(r) for r in runs)
     assert first == second and len(first) >= 4
     assert len({c[2] for c in first}) == len(first)  # every call its own seed

@@ -10,7 +10,7 @@ from typing import ClassVar
 
 from deepresearch.agent.graph.answer_form import NOT_FOUND
 from deepresearch.agent.graph.memorize import answer_is_verified
-from deepresearch.agent.graph.run import research
+from deepresearch.agent.graph.run import ResearchRuntime, research
 from deepresearch.tools.base import Tool
 from pydantic import BaseModel
 
@@ -47,8 +47,8 @@ def with_memory(toolbox: DictToolbox) -> RecordingRemember:
 
 
 async def run(toolbox, store, settings=None):
-    return await research("When was Ada Lovelace born?", model=ScriptedModel(default_script()), toolbox=toolbox,
-                          store=store, settings=settings or agent_settings())
+    runtime = ResearchRuntime(ScriptedModel(default_script()), toolbox, store, settings or agent_settings())
+    return await research("When was Ada Lovelace born?", runtime)
 
 
 async def test_a_finished_run_with_a_verified_answer_is_remembered(toolbox, store):
@@ -78,8 +78,8 @@ async def test_an_answer_without_a_verified_citation_is_not_remembered(toolbox, 
         reply = script(role, request)
         return {**reply, "answer": NOT_FOUND} if role == "writer" else reply
 
-    result = await research("When was Ada Lovelace born?", model=ScriptedModel(not_found), toolbox=toolbox,
-                            store=store, settings=agent_settings())
+    result = await research("When was Ada Lovelace born?",
+                            ResearchRuntime(ScriptedModel(not_found), toolbox, store, agent_settings()))
     assert result.status == "finished" and result.answer == NOT_FOUND
     assert any(c["verified"] for c in result.citations)  # verified points are not enough
     assert remember.notes == []

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from deepresearch.agent.graph.run import ResumeError, research
+from deepresearch.agent.graph.run import ResearchRuntime, ResumeError, RunOptions, research
 from deepresearch.agent.trace.store import TraceStore
 
 from .conftest import DOCS, agent_settings, default_script
@@ -43,8 +43,8 @@ async def test_resume_after_kill_9(tmp_path):
     assert sum(e.kind == "finding" for e in before) >= 2  # executors' work was committed before the kill
 
     model, toolbox = ScriptedModel(default_script()), DictToolbox(DOCS)
-    result = await research(None, model=model, toolbox=toolbox, store=store, settings=agent_settings(),
-                            checkpoint_path=ckpt, resume_run_id=run_id)
+    result = await research(None, ResearchRuntime(model, toolbox, store, agent_settings()),
+                            options=RunOptions(checkpoint_path=ckpt, resume_run_id=run_id))
     assert result.status == "finished" and result.verified_citations >= 2
     # Only the writer ran again: no re-planning, no repeated tool calls.
     assert [role for role, _ in model.requests] == ["writer"]
@@ -53,8 +53,8 @@ async def test_resume_after_kill_9(tmp_path):
 
 
 async def test_resume_refuses_a_finished_run(tmp_path, store, toolbox):
-    result = await research("q?", model=ScriptedModel(default_script()), toolbox=toolbox, store=store,
-                            settings=agent_settings(), checkpoint_path=tmp_path / "c.db")
+    runtime = ResearchRuntime(ScriptedModel(default_script()), toolbox, store, agent_settings())
+    result = await research("q?", runtime, options=RunOptions(checkpoint_path=tmp_path / "c.db"))
     with pytest.raises(ResumeError, match="already ended"):
-        await research(None, model=ScriptedModel(default_script()), toolbox=toolbox, store=store,
-                       settings=agent_settings(), checkpoint_path=tmp_path / "c.db", resume_run_id=result.run_id)
+        await research(None, runtime, options=RunOptions(checkpoint_path=tmp_path / "c.db",
+                                                         resume_run_id=result.run_id))

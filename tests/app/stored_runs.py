@@ -7,7 +7,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from deepresearch.agent.graph.run import ResearchResult, research
+from deepresearch.agent.graph.run import ResearchResult, ResearchRuntime, RunOptions, research
 from deepresearch.agent.trace.store import TraceStore
 
 from ..agent.conftest import DOCS, agent_settings, default_script
@@ -18,8 +18,8 @@ QUESTION = "When was Ada Lovelace born?"
 
 async def _research(store: TraceStore, question: str, tags: dict[str, Any] | None = None,
                     **budget: Any) -> ResearchResult:
-    return await research(question, model=ScriptedModel(default_script()), toolbox=DictToolbox(dict(DOCS)),
-                          store=store, settings=agent_settings(**budget), tags=tags)
+    runtime = ResearchRuntime(ScriptedModel(default_script()), DictToolbox(dict(DOCS)), store, agent_settings(**budget))
+    return await research(question, runtime, options=RunOptions(tags=tags))
 
 
 def store_runs(data_dir: Path, *specs: tuple[str, dict[str, Any], dict[str, Any]]) -> list[ResearchResult]:

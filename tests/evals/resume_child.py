@@ -10,7 +10,7 @@ from pathlib import Path
 from deepresearch.agent.config import AgentSettings
 from deepresearch.agent.trace.store import TraceStore
 from deepresearch.evals.config import EvalSettings
-from deepresearch.evals.runner import run_eval
+from deepresearch.evals.runner import EvalRuntime, EvalSelection, run_eval
 
 from tests.evals.scripted_model import ScriptedModel
 
@@ -21,11 +21,10 @@ async def main(questions: Path, out_dir: Path, db: Path, call_log: Path) -> None
         record = json.loads(line)
         answers[record["question"]] = record["answer"]
     store = TraceStore(db)
-    await run_eval(
-        questions=questions, corpus=None, systems=["closed-book"], model=ScriptedModel(
-            answers, delay_s=0.25, call_log=call_log), store=store, out_dir=out_dir, agent=AgentSettings(),
-        evals=EvalSettings(concurrency=2), progress=False,
-    )
+    model = ScriptedModel(answers, delay_s=0.25, call_log=call_log)
+    runtime = EvalRuntime(model, store, AgentSettings(), evals=EvalSettings(concurrency=2))
+    await run_eval(EvalSelection(questions=questions), runtime, systems=["closed-book"], out_dir=out_dir,
+                   progress=False)
     store.close()
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from deepresearch.agent.config import AgentSettings
 from deepresearch.agent.graph import run as graph_run
+from deepresearch.agent.model.policy import AdapterChoice, RunPolicy
 from deepresearch.agent.model.types import Completion
 from deepresearch.agent.trace.store import TraceStore
 from deepresearch.evals.config import EvalSettings
@@ -74,9 +75,9 @@ async def test_run_graph_maps_result(tmp_path: Path, monkeypatch: pytest.MonkeyP
     store = TraceStore(tmp_path / "t.db")
     seen: dict = {}
 
-    async def fake_research(question: str, **kw) -> graph_run.ResearchResult:
-        seen.update(kw)
-        run_id = _log_run(kw["store"], kw["tags"])
+    async def fake_research(question: str, runtime, policy, options) -> graph_run.ResearchResult:
+        seen.update(runtime=runtime, policy=policy, options=options)
+        run_id = _log_run(runtime.store, options.tags)
         return graph_run.ResearchResult(
             run_id=run_id, status="budget_stop", answer=" Paris ", report="# r",
             citations=[{"n": 1, "source": f"{WEB}/doc/d1", "doc_id": None, "quote": "q", "verified": True},
@@ -85,11 +86,14 @@ async def test_run_graph_maps_result(tmp_path: Path, monkeypatch: pytest.MonkeyP
         )
 
     monkeypatch.setattr(graph_run, "research", fake_research)
+    policy = RunPolicy(adapter=AdapterChoice.named("v2"), temperature=0.5)
     ctx = SystemContext(model=ScriptedModel({}), store=store, agent=AgentSettings(), evals=EvalSettings(),
-                        eval_id="e9", adapter="v2", temperature=0.5, tools=_tools())
+                        eval_id="e9", policy=policy, tools=_tools())
     output = await run_graph(QUESTION, ctx)
-    assert seen["tags"] == {"eval_id": "e9", "system": "graph", "question_id": "q1"}
-    assert seen["adapter"] == "v2" and seen["sampling_temperature"] == 0.5 and seen["toolbox"] is ctx.tools.toolbox
+    assert seen["options"].tags == {"eval_id": "e9", "system": "graph", "question_id": "q1"}
+    policy = seen["policy"]
+    assert policy.adapter_for("writer") == "v2" and policy.temperature == 0.5 and policy.seed is not None
+    assert seen["runtime"].toolbox is ctx.tools.toolbox
     assert output.answer == "Paris" and output.stop_reason == "budget_stop" and output.error is None
     assert (output.llm_tokens, output.llm_calls, output.tool_calls, output.wall_s) == (900, 7, 4, 12.5)
     assert [c.doc_id for c in output.citations] == ["d1", None]
@@ -104,15 +108,15 @@ async def test_run_graph_error_status_and_exception(tmp_path: Path, monkeypatch:
     ctx = SystemContext(model=ScriptedModel({}), store=store, agent=AgentSettings(), evals=EvalSettings(),
                         eval_id="e9", tools=_tools())
 
-    async def errored(question: str, **kw) -> graph_run.ResearchResult:
-        run_id = kw["store"].start_run(question, {}, kw["tags"])
+    async def errored(question: str, runtime, policy, options) -> graph_run.ResearchResult:
+        run_id = runtime.store.start_run(question, {}, options.tags)
         return graph_run.ResearchResult(run_id=run_id, status="error", stop_detail="model server gone")
 
     monkeypatch.setattr(graph_run, "research", errored)
     output = await run_graph(QUESTION, ctx)
     assert output.stop_reason == "error" and "model server gone" in output.error
 
-    async def raising(question: str, **kw) -> graph_run.ResearchResult:
+    async def raising(question: str, *args) -> graph_run.ResearchResult:
         raise RuntimeError("boom")
 
     monkeypatch.setattr(graph_run, "research", raising)

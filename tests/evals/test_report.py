@@ -11,7 +11,7 @@ from deepresearch.agent.trace.store import TraceStore
 from deepresearch.evals.compare import compare_dirs, render_comparison
 from deepresearch.evals.config import EvalSettings
 from deepresearch.evals.report import write_report
-from deepresearch.evals.runner import run_eval
+from deepresearch.evals.runner import EvalRuntime, EvalSelection, run_eval
 
 from tests.evals.scripted_model import ScriptedModel
 from tests.evals.test_runner import QUESTIONS, answers, write_questions
@@ -20,10 +20,8 @@ PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
 async def _eval(qfile: Path, out: Path, store: TraceStore, scripted: dict[str, str]) -> None:
-    await run_eval(
-        questions=qfile, corpus=None, systems=["closed-book"], model=ScriptedModel(scripted), store=store,
-        out_dir=out, agent=AgentSettings(), evals=EvalSettings(concurrency=2), progress=False,
-    )
+    runtime = EvalRuntime(ScriptedModel(scripted), store, AgentSettings(), evals=EvalSettings(concurrency=2))
+    await run_eval(EvalSelection(questions=qfile), runtime, systems=["closed-book"], out_dir=out, progress=False)
 
 
 @pytest.fixture

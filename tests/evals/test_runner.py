@@ -7,11 +7,12 @@ from pathlib import Path
 
 import pytest
 from deepresearch.agent.config import AgentSettings
+from deepresearch.agent.model.policy import AdapterChoice, RunPolicy
 from deepresearch.agent.trace.store import TraceStore
 from deepresearch.evals.config import EvalSettings
 from deepresearch.evals.dataset import load_questions
 from deepresearch.evals.results_file import ResultsFile
-from deepresearch.evals.runner import EvalError, plan_eval, run_eval, run_questions
+from deepresearch.evals.runner import EvalError, EvalRuntime, EvalSelection, plan_eval, run_eval, run_questions
 from deepresearch.evals.systems import SystemContext
 
 from tests.evals.scripted_model import ScriptedModel
@@ -52,11 +53,13 @@ def store(tmp_path: Path):
     s.close()
 
 
-async def _run(qfile: Path, out: Path, store: TraceStore, model: ScriptedModel, **kw) -> object:
+async def _run(qfile: Path, out: Path, store: TraceStore, model: ScriptedModel, limit: int | None = None,
+               adapter: str | None = None, **kw) -> object:
+    evals = EvalSettings(concurrency=kw.pop("concurrency", 3), seed=kw.pop("seed", 0))
+    policy = RunPolicy(adapter=AdapterChoice.named(adapter) if adapter else AdapterChoice.active())
     return await run_eval(
-        questions=qfile, corpus=None, systems=["closed-book"], model=model, store=store, out_dir=out,
-        agent=AgentSettings(), evals=EvalSettings(concurrency=kw.pop("concurrency", 3), seed=kw.pop("seed", 0)),
-        progress=False, **kw,
+        EvalSelection(questions=qfile, limit=limit), EvalRuntime(model, store, AgentSettings(), evals=evals),
+        systems=["closed-book"], out_dir=out, policy=policy, progress=False, **kw,
     )
 
 
@@ -151,20 +154,21 @@ async def test_out_dir_of_another_eval_is_refused(qfile: Path, tmp_path: Path, s
         await _run(qfile, out, store, ScriptedModel(answers()), limit=1, seed=9)
     other = write_questions(tmp_path / "other.jsonl", split="test")
     with pytest.raises(EvalError, match="different questions_sha256"):
-        plan_eval(questions=other, corpus=None, systems=["closed-book"], out_dir=out, model_name="scripted")
+        plan_eval(EvalSelection(questions=other), systems=["closed-book"], out_dir=out, model_name="scripted")
 
 
 def test_plan_rejects_bad_input(qfile: Path, tmp_path: Path) -> None:
-    kw = {"questions": qfile, "out_dir": tmp_path / "o", "model_name": "m"}
+    kw = {"out_dir": tmp_path / "o", "model_name": "m"}
+    selection = EvalSelection(questions=qfile)
     with pytest.raises(EvalError, match="unknown system 'rag'"):
-        plan_eval(corpus=None, systems=["rag"], **kw)
+        plan_eval(selection, systems=["rag"], **kw)
     with pytest.raises(EvalError, match="system 'retrieve' searches a corpus: give --corpus"):
-        plan_eval(corpus=None, systems=["closed-book", "retrieve"], **kw)
+        plan_eval(selection, systems=["closed-book", "retrieve"], **kw)
     with pytest.raises(EvalError, match="--limit must be at least 1"):
-        plan_eval(corpus=None, systems=["closed-book"], limit=0, **kw)
+        plan_eval(EvalSelection(questions=qfile, limit=0), systems=["closed-book"], **kw)
     (tmp_path / "file").write_text("x")
     with pytest.raises(EvalError, match="is a file"):
-        plan_eval(corpus=None, systems=["closed-book"], questions=qfile, out_dir=tmp_path / "file", model_name="m")
+        plan_eval(selection, systems=["closed-book"], out_dir=tmp_path / "file", model_name="m")
 
 
 async def test_adapter_must_be_loaded(qfile: Path, tmp_path: Path, store: TraceStore) -> None:

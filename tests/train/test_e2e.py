@@ -44,9 +44,10 @@ def llm_adapters(store, run_id: str, *, roles: tuple[str, ...] = ("planner", "ex
 
 async def test_two_rounds_publish_and_next_runs_record_the_adapter(tmp_path):
     from deepresearch.agent.config import AgentSettings, BudgetSettings
-    from deepresearch.agent.graph.run import research
+    from deepresearch.agent.graph.run import ResearchRuntime, research
     from deepresearch.agent.model.embedded import EmbeddedChatModel
     from deepresearch.agent.model.factory import embedded_model_dir
+    from deepresearch.agent.model.policy import RunPolicy
     from deepresearch.agent.trace.store import TraceStore
     from deepresearch.tools.config import ToolSettings
     from deepresearch.train.config import TrainSettings
@@ -88,7 +89,7 @@ async def test_two_rounds_publish_and_next_runs_record_the_adapter(tmp_path):
             assert (first, second) == ("grpo-0001", "grpo-0002")
             assert registry.current == second and registry.metadata(second)["parent"] == first
             assert registry.metadata(second)["eval"]["passed"] is True
-            assert registry.roles(second) == {"planner", "coordinator", "executor", "writer"}
+            assert registry.choice(second).roles == {"planner", "coordinator", "executor", "writer"}
 
             # Round 2 rolled out with round 1's adapter: its LLM calls say so in the trace.
             round2 = store.list_runs(limit=None, tags={"train_round": 2})
@@ -100,9 +101,8 @@ async def test_two_rounds_publish_and_next_runs_record_the_adapter(tmp_path):
             rewards = store.events(round2[0].id, "reward")
             assert rewards and "outcome" in rewards[-1].payload["terms"]
             # A fresh run with what is served now records the published adapter.
-            result = await research(items[0].question, model=model, toolbox=env.toolbox, store=store,
-                                    settings=agent, adapter=registry.current, max_tokens=128,
-                                    adapter_roles=registry.roles(registry.current))
+            result = await research(items[0].question, ResearchRuntime(model, env.toolbox, store, agent),
+                                    RunPolicy(adapter=registry.choice(registry.current), max_tokens=128))
             assert llm_adapters(store, result.run_id) == {second}
             assert second in model.adapters()
     finally:

@@ -91,16 +91,18 @@ def test_gate_verdict_and_publish_record_the_decision(registry, tmp_path):
 
 
 def test_an_adapter_answers_for_the_roles_it_was_trained_on(registry, tmp_path):
+    from deepresearch.agent.model.policy import AdapterChoice
     from deepresearch.train.config import RewardSettings
-    from deepresearch.train.registry import adapter_roles
+    from deepresearch.train.registry import adapter_choice
 
     assert RewardSettings().trained_roles() is None  # every role trained: the adapter answers for all
     writer_only = RewardSettings(role_weights={"planner": 0, "coordinator": 0, "executor": 0, "extractor": 0})
     assert writer_only.trained_roles() == {"writer"}
     assert RewardSettings(role_weights={"planner": 0.5}).trained_roles() is None
-    assert registry.roles("grpo-0001") is None and registry.roles(None) is None  # no `roles` in metadata
+    assert registry.choice("grpo-0001").roles is None  # no `roles` in metadata
+    assert registry.choice(None) == AdapterChoice.active()
     registry.update_metadata("grpo-0002", roles=["planner", "writer"])
-    assert registry.roles("grpo-0002") == {"planner", "writer"}
-    assert adapter_roles(tmp_path / "no-such-adapter") is None
+    assert registry.choice("grpo-0002") == AdapterChoice.named("grpo-0002", frozenset({"planner", "writer"}))
+    assert adapter_choice("x", tmp_path / "no-such-adapter").roles is None
     (tmp_path / "grpo-0003" / "metadata.json").write_text("{not json")
-    assert registry.roles("grpo-0003") is None
+    assert registry.choice("grpo-0003").roles is None
