@@ -17,6 +17,7 @@ import os
 import subprocess
 import sys
 import tempfile
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
@@ -38,20 +39,30 @@ def accelerate_config_path(name_or_path: str) -> Path:
     return path
 
 
+@dataclass(frozen=True)
+class Launcher:
+    """How `accelerate launch` runs the update: its config (a shipped name or a yaml path) and processes."""
+
+    config: str = "ddp"
+    num_processes: int = 1
+    main_process_port: int = 29511
+    timeout_s: float | None = None
+
+
+@dataclass(frozen=True)
+class UpdateState:
+    """Where the update starts from and where its trainer checkpoint goes."""
+
+    init_adapter: Path | None = None  # continue training this adapter
+    resume: Path | None = None  # trainer checkpoint to resume (adapter + optimiser)
+    state_out: Path | None = None  # write a trainer checkpoint here after the update
+
+
 def launch_update(
-    model_path: Path,
-    samples: list[TrainingSample],
-    out: Path,
-    settings: TrainSettings,
-    accelerate_config: str,
-    num_processes: int,
-    init_adapter: Path | None = None,
-    resume: Path | None = None,
-    state_out: Path | None = None,
-    metadata: dict | None = None,
-    main_process_port: int = 29511,
-    timeout_s: float | None = None,
+    model_path: Path, samples: list[TrainingSample], out: Path, settings: TrainSettings, launcher: Launcher,
+    state: UpdateState = UpdateState(), metadata: dict | None = None,
 ) -> UpdateStats:
+    init_adapter, resume, state_out = state.init_adapter, state.resume, state.state_out
     with tempfile.TemporaryDirectory(prefix="drtrain-") as tmp:
         work = Path(tmp)
         write_samples(samples, work / "samples.parquet")
@@ -59,8 +70,8 @@ def launch_update(
         (work / "metadata.json").write_text(json.dumps(metadata or {}, default=str))
         cmd = [
             sys.executable, "-m", "accelerate.commands.launch",
-            "--config_file", str(accelerate_config_path(accelerate_config)),
-            "--num_processes", str(num_processes), "--main_process_port", str(main_process_port),
+            "--config_file", str(accelerate_config_path(launcher.config)),
+            "--num_processes", str(launcher.num_processes), "--main_process_port", str(launcher.main_process_port),
             "-m", "deepresearch.train.launch",
             "--model", str(model_path), "--samples", str(work / "samples.parquet"), "--out", str(out),
             "--settings", str(work / "settings.json"), "--metadata", str(work / "metadata.json"),
@@ -73,7 +84,7 @@ def launch_update(
         if state_out is not None:
             cmd += ["--state-out", str(state_out)]
         env = {**os.environ, "OMP_WAIT_POLICY": "PASSIVE", "HF_HUB_OFFLINE": "1"}
-        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout_s)
+        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=launcher.timeout_s)
         if proc.returncode != 0:
             tail = (proc.stderr or proc.stdout).strip().splitlines()[-15:]
             raise RuntimeError(f"accelerate launch failed (exit {proc.returncode}):\n" + "\n".join(tail))

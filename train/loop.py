@@ -195,15 +195,14 @@ class TrainLoop:
         ctx, cfg = self.ctx, self.ctx.settings
         if ctx.launcher == "accelerate":
             advance = ctx.progress.start("update", 1)
-            from .launch import launch_update
+            from .launch import Launcher, UpdateState, launch_update
 
             resume = self.checkpoint_dir if self.checkpoint_dir.is_dir() and (self.resume or self.round_index > 1) \
                 else None
             init = None if resume else self._init_adapter_path()
-            stats = await asyncio.to_thread(
-                launch_update, ctx.model_dir, samples, out, cfg, ctx.accelerate_config, ctx.num_processes,
-                init_adapter=init, resume=resume, state_out=self.checkpoint_dir, metadata=metadata,
-            )
+            state = UpdateState(init_adapter=init, resume=resume, state_out=self.checkpoint_dir)
+            launcher = Launcher(ctx.accelerate_config, ctx.num_processes)
+            stats = await asyncio.to_thread(launch_update, ctx.model_dir, samples, out, cfg, launcher, state, metadata)
             advance(1)
             return stats
         advance = ctx.progress.start("update", count_micro_batches(samples, cfg.grpo))

@@ -33,7 +33,7 @@ def default_threads() -> int:
 class EmbeddedChatModel(ChatModel):
     def __init__(self, model: Any, tokenizer: Any, *, model_name: str, max_batch: int, threads: int) -> None:
         from .embedded_adapters import AdapterSet
-        from .embedded_engine import BatchingEngine
+        from .embedded_engine import BatchingEngine, EngineLimits
         from .embedded_grammar import GrammarCache
 
         self.model_name = model_name
@@ -52,9 +52,7 @@ class EmbeddedChatModel(ChatModel):
             eos_ids={int(e) for e in eos},
             pad_id=int(tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id),
             vocab_size=int(config.vocab_size),
-            max_batch=max_batch,
-            max_context=self.max_context,
-            threads=threads,
+            limits=EngineLimits(max_batch=max_batch, max_context=self.max_context, threads=threads),
         )
 
     @classmethod

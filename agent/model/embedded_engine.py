@@ -80,6 +80,13 @@ class _Command:
     blocked_by_adapter: str | None = None  # wait until no running row uses this adapter
 
 
+@dataclass(frozen=True)
+class EngineLimits:
+    max_batch: int  # rows decoded together
+    max_context: int  # prompt + completion tokens of one row
+    threads: int  # torch threads of the engine's thread
+
+
 class BatchingEngine:
     def __init__(
         self,
@@ -90,19 +97,17 @@ class BatchingEngine:
         eos_ids: set[int],
         pad_id: int,
         vocab_size: int,
-        max_batch: int,
-        max_context: int,
-        threads: int,
+        limits: EngineLimits,
     ) -> None:
         self._adapters = adapters
         self._tokenizer = tokenizer
         self._tokenizer_lock = tokenizer_lock
         self._eos_ids = eos_ids
         self._pad_id = pad_id
-        self._max_batch = max_batch
-        self._max_context = max_context
-        self._threads = threads
-        self._bitmask = allocate_bitmask(max_batch, vocab_size)
+        self._max_batch = limits.max_batch
+        self._max_context = limits.max_context
+        self._threads = limits.threads
+        self._bitmask = allocate_bitmask(limits.max_batch, vocab_size)
         self._pending: collections.deque[GenerationJob] = collections.deque()
         self._commands: list[_Command] = []
         self._wake = threading.Condition()

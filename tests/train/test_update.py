@@ -156,12 +156,12 @@ def test_samples_round_trip_through_parquet(tmp_path):
 
 def test_two_process_update_equals_one_process(tiny, tmp_path):
     """A real `accelerate launch` with 2 processes over gloo vs the same update in 1 process."""
-    from deepresearch.train.launch import launch_update
+    from deepresearch.train.launch import Launcher, launch_update
 
     # the same global batch per optimiser step: 2 per device × 2 accumulation × 2 processes = 2 × 4 × 1
     samples = random_samples(n_groups=3, seed=7)
     two_cfg = settings(per_device_train_batch_size=2, gradient_accumulation_steps=2)
-    two = launch_update(tiny, samples, tmp_path / "two", two_cfg, "ddp", num_processes=2, timeout_s=300)
+    two = launch_update(tiny, samples, tmp_path / "two", two_cfg, Launcher("ddp", num_processes=2, timeout_s=300))
     single = GRPOUpdater(tiny, settings(per_device_train_batch_size=2, gradient_accumulation_steps=4))
     one = single.train_round(samples)
     assert two.optimizer_steps == one.optimizer_steps == 2  # 12 samples, 8 per step

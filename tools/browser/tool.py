@@ -147,9 +147,8 @@ class BrowserTool(Tool[OpenInput, OpenOutput]):
             raise ToolFailure("not_found", str(exc)) from None
         if doc is None:
             raise ToolFailure("not_found", f"no document {doc_id!r} in index {index_name!r}")
-        return self._result(
-            url, local_url(index_name, doc_id), doc.title, doc.text, [], "local", "text/plain", doc_id=doc.id
-        )
+        page = ExtractedPage(title=doc.title, text=doc.text, links=[])
+        return self._result(url, local_url(index_name, doc_id), page, "local", "text/plain", doc_id=doc.id)
 
     async def _open_web(self, url: str, *, render_js: bool, deadline: float) -> OpenOutput:
         host, port = check_url(url)
@@ -174,11 +173,13 @@ class BrowserTool(Tool[OpenInput, OpenOutput]):
                 title, text = pdf_to_text(fetched.body, max_chars=self.settings.max_text_chars * 2)
             except PdfError as exc:
                 raise ToolFailure("unsupported_content", f"{fetched.url}: {exc}") from None
-            return self._result(url, fetched.url, title, text, [], "pdf", fetched.content_type)
+            return self._result(url, fetched.url, ExtractedPage(title=title, text=text, links=[]), "pdf",
+                                fetched.content_type)
         content_type_header = fetched.headers.get("content-type", "")
         if kind == "text":
             text = _decode(fetched.body, content_type_header)
-            return self._result(url, fetched.url, "", text, [], "text", fetched.content_type)
+            return self._result(url, fetched.url, ExtractedPage(title="", text=text, links=[]), "text",
+                                fetched.content_type)
         return await self._html(url, fetched, _decode(fetched.body, content_type_header), render_js=render_js,
                                 deadline=deadline)
 
@@ -193,7 +194,7 @@ class BrowserTool(Tool[OpenInput, OpenOutput]):
         too_little = len(page.text) < self.settings.min_text_chars and _SCRIPT_TAG.search(html) is not None
         wants_browser = forced or (mode == "auto" and too_little)
         if not wants_browser:
-            return self._result(url, fetched.url, page.title, page.text, page.links, "httpx", fetched.content_type)
+            return self._result(url, fetched.url, page, "httpx", fetched.content_type)
         try:
             # Chromium gets the page we already have (no second fetch) and what is left of the deadline.
             rendered = await self.browser.render(fetched.url, deadline=deadline, document=fetched)
@@ -205,23 +206,21 @@ class BrowserTool(Tool[OpenInput, OpenOutput]):
             if forced:  # nothing extracted yet: fall back to the fast path's reading of the same bytes
                 page = await asyncio.to_thread(extract_html, html, fetched.url, max_links=self.settings.max_links)
             note = f"Chromium failed ({exc.message}); text is from the fast path"
-            return self._result(
-                url, fetched.url, page.title, page.text, page.links, "httpx", fetched.content_type, notes=[note]
-            )
+            return self._result(url, fetched.url, page, "httpx", fetched.content_type, notes=[note])
         shown = await asyncio.to_thread(extract_html, rendered.html, rendered.url, max_links=self.settings.max_links)
         if not forced and len(shown.text) < len(page.text):
             shown = page  # rendering lost text (e.g. a script replaced the article); keep what we had
-        return self._result(url, rendered.url, shown.title, shown.text, shown.links, "chromium", fetched.content_type)
+        return self._result(url, rendered.url, shown, "chromium", fetched.content_type)
 
     def _result(
-        self, url: str, final_url: str, title: str, text: str, links: list[Link], method: str, content_type: str,
+        self, url: str, final_url: str, page: ExtractedPage, method: str, content_type: str,
         *, doc_id: str | None = None, notes: list[str] | None = None,
     ) -> OpenOutput:
-        full_hash = hashlib.sha256(text.encode()).hexdigest()
-        truncated = len(text) > self.settings.max_text_chars
-        text = text[: self.settings.max_text_chars]
+        full_hash = hashlib.sha256(page.text.encode()).hexdigest()
+        truncated = len(page.text) > self.settings.max_text_chars
+        text = page.text[: self.settings.max_text_chars]
         return OpenOutput(
-            url=url, final_url=final_url, title=title, text=text, links=links, content_hash=full_hash,
+            url=url, final_url=final_url, title=page.title, text=text, links=page.links, content_hash=full_hash,
             chunks=chunk_offsets(text, self.settings.chunk_chars, self.settings.chunk_overlap),
             method=method, content_type=content_type, truncated=truncated, doc_id=doc_id,  # type: ignore[arg-type]
             injection_suspected=looks_like_injection(text), notes=notes or [],
