@@ -7,6 +7,19 @@ import time
 from typing import Any
 
 from deepresearch.agent.config import BudgetSettings
+from deepresearch.agent.graph.events import (
+    ActionStarted,
+    BridgeChosen,
+    CitationsChecked,
+    FindingMade,
+    PlanMade,
+    Replanning,
+    RunEvent,
+    StepsDispatched,
+    Stopped,
+    UsageReported,
+)
+from deepresearch.agent.graph.state import PlanStep
 from rich.console import Console, Group
 from rich.live import Live
 from rich.table import Table
@@ -43,32 +56,42 @@ class ResearchProgress:
             self.live.__exit__(None, None, None)
             self.live = None
 
-    def __call__(self, event: dict[str, Any]) -> None:
-        kind = event.get("event")
-        if kind == "plan":
-            for s in event["steps"]:
-                self.steps[s["id"]] = dict(s)
-            self._line(("re-planned: " if event.get("replan") else "plan: ")
-                       + "; ".join(f"[{s['id']}] {s['tool']} {s['query']!r}" for s in event["steps"]))
-        elif kind == "dispatch":
-            for sid in event["steps"]:
-                self.steps.get(sid, {})["status"] = "running"
-            self._line(f"round {event['round']}: running steps {event['steps']}")
-        elif kind == "action":
-            self.current[event["step"]] = f"{event['tool']}({event['input'][:60]!r})"
-            self._line(f"  step {event['step']}: {self.current[event['step']]}")
-        elif kind == "source":
-            self.sources.append(event.get("title") or event["url"])
-            self._line(f"  step {event['step']}: evidence from {self.sources[-1]}")
-        elif kind == "usage":
-            self.usage = event["usage"]
-        elif kind in ("stop", "replan"):
-            self.notes.append(event.get("detail") or f"re-planning after round {event.get('round')}")
-            self._line(f"  {self.notes[-1]}")
-        elif kind == "report":
-            self._line(f"report written: {event['verified']} verified citation(s), {event['removed']} removed")
+    def __call__(self, event: RunEvent) -> None:
+        match event:
+            case PlanMade(steps=steps, replan=replan):
+                self._plan(steps, replan)
+            case BridgeChosen(step=step) if step is not None:
+                self._plan([step], replan=True)
+            case StepsDispatched(round=rnd, steps=ids):
+                for sid in ids:
+                    self.steps.get(sid, {})["status"] = "running"
+                self._line(f"round {rnd}: running steps {ids}")
+            case ActionStarted(step=sid, tool=tool, input=value):
+                self.current[sid] = f"{tool}({value[:60]!r})"
+                self._line(f"  step {sid}: {self.current[sid]}")
+            case FindingMade(finding=finding):
+                self.sources.append(finding["title"] or finding["source"])
+                self._line(f"  step {finding['step_id']}: evidence from {self.sources[-1]}")
+            case UsageReported(usage=usage):
+                self.usage = dict(usage)
+            case Stopped(detail=detail):
+                self._note(detail)
+            case Replanning(round=rnd):
+                self._note(f"re-planning after round {rnd}")
+            case CitationsChecked(verified=verified, removed=removed):
+                self._line(f"report written: {verified} verified citation(s), {removed} removed")
         if self.live:
             self.live.update(self._render())
+
+    def _plan(self, steps: list[PlanStep], replan: bool) -> None:
+        for s in steps:
+            self.steps[s["id"]] = dict(s)
+        self._line(("re-planned: " if replan else "plan: ")
+                   + "; ".join(f"[{s['id']}] {s['tool']} {s['query']!r}" for s in steps))
+
+    def _note(self, text: str) -> None:
+        self.notes.append(text)
+        self._line(f"  {text}")
 
     def _line(self, text: str) -> None:
         if not self.live and not self.quiet:

@@ -9,11 +9,14 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from deepresearch.agent.graph.events import CitationsChecked, event_of
+from deepresearch.agent.model.types import Completion
 from deepresearch.agent.prompts import leaks_example
 from deepresearch.evals.dataset import EvalQuestion
 from deepresearch.evals.recorder import question_seed
 from deepresearch.evals.results import EvalCitation, StopReason, SystemOutput
 from deepresearch.evals.tooling import EvalTools, result_items
+from deepresearch.tools.base import ToolOutcome
 
 if TYPE_CHECKING:
     from deepresearch.agent.trace.store import TraceStore
@@ -41,19 +44,23 @@ def evidence_from_trace(store: TraceStore, run_id: str, tools: EvalTools) -> Tra
     leaked = False
     options: list[str] | None = None
     for event in store.events(run_id):
-        payload = event.payload
-        if event.kind == "citation_check" and isinstance(payload.get("answer_options"), list):
-            options = [str(o) for o in payload["answer_options"]]
+        if event.kind == "citation_check":
+            check = event_of(event.kind, event.payload)
+            if isinstance(check, CitationsChecked) and check.answer_options is not None:
+                options = check.answer_options
             continue
         if event.kind == "llm":
-            completion_tokens += len(payload.get("completion_token_ids") or [])
-            leaked = leaked or leaks_example(str(payload.get("text") or ""))
+            completion = Completion.model_validate(event.payload)
+            completion_tokens += len(completion.completion_token_ids)
+            leaked = leaked or leaks_example(completion.text)
             continue
-        if event.kind != "tool" or payload.get("tool") not in EVIDENCE_TOOLS:
+        if event.kind != "tool":
             continue
-        output: dict[str, Any] = payload.get("output") or {}
-        items = result_items(output) or ([{**output, "url": (payload.get("input") or {}).get("url", "")}]
-                                          if output.get("text") else [])
+        call = ToolOutcome.model_validate(event.payload)
+        if call.tool not in EVIDENCE_TOOLS:
+            continue
+        output: dict[str, Any] = call.output or {}
+        items = result_items(output) or ([{**output, "url": call.input.get("url", "")}] if output.get("text") else [])
         for item in items:
             hit = tools.hit_from(item, ("text", "snippet", "content"))
             if hit.text:

@@ -11,6 +11,7 @@ import zlib
 from typing import TYPE_CHECKING, Any
 
 from deepresearch.agent.config import BudgetSettings
+from deepresearch.agent.graph.events import RunFailed, log_event
 from deepresearch.agent.model.base import ChatModel
 from deepresearch.agent.model.policy import RunPolicy
 from deepresearch.agent.model.types import Completion, Message, Sampling
@@ -99,7 +100,7 @@ class RunRecorder:
             "llm_calls": self.llm_calls,
         }
         if error:
-            self.store.log_event(self.run_id, "error", {"message": error})
+            log_event(self.store, self.run_id, RunFailed(error))
         self.store.finish_run(
             self.run_id, status, answer, None, [c.model_dump() for c in citations], usage,
         )

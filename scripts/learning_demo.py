@@ -83,7 +83,9 @@ async def dev_rewards(questions, runtime, policy, *, label: str, doc_id_for, cfg
 def gold_evidence(store, run_id: str, gold_doc_ids: list[str]) -> bool:
     """Whether any finding of the run came from one of the question's gold documents: the search the
     planner and executors ran found the evidence the writer needs."""
-    return any(e.payload.get("doc_id") in gold_doc_ids for e in store.events(run_id, "finding"))
+    from deepresearch.agent.graph.events import FindingMade, read_events
+
+    return any(e.finding["doc_id"] in gold_doc_ids for e in read_events(store, run_id, FindingMade))
 
 
 def profile(runs_by_seed: dict[int, list[dict]]) -> dict:

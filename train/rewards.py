@@ -17,8 +17,10 @@ A term with no basis (no gold answer, no feedback, judge off) is absent, not zer
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from deepresearch.agent.graph.events import FindingMade, MalformedReply, read_events
 from deepresearch.evals.metrics import citation_precision_recall, exact_match, f1, normalize_answer
 from pydantic import BaseModel, Field
 
@@ -63,17 +65,17 @@ def is_not_found(answer: str) -> bool:
 
 
 def facts_from_trace(store: TraceStore, run_id: str, doc_id_for: Any = None) -> RunFacts:
-    """The run's record plus its events: malformed outputs are `error` events of a role on attempt 2
+    """The run's record plus its events: a role failed when its reply stayed malformed on the second attempt
     (the graph retries a malformed reply once). `doc_id_for(url)` fills citation doc ids if missing."""
     run = store.get_run(run_id)
-    failed = [e.payload.get("role", "") for e in store.events(run_id, "error")
-              if e.payload.get("role") and int(e.payload.get("attempt", 1)) >= 2]
+    failed = [e.role for e in read_events(store, run_id, MalformedReply) if e.role and e.attempt >= 2]
 
-    def doc_id(item: dict[str, Any]) -> str | None:  # a citation or a finding: its doc id, else by its URL
+    def doc_id(item: Mapping[str, Any]) -> str | None:  # a citation or a finding: its doc id, else by its URL
         return item.get("doc_id") or (doc_id_for(str(item.get("source", ""))) if doc_id_for else None)
 
     citations = [{**c, "doc_id": doc_id(c)} for c in run.citations]
-    evidence = list(dict.fromkeys(d for e in store.events(run_id, "finding") if (d := doc_id(e.payload))))
+    findings = [e.finding for e in read_events(store, run_id, FindingMade)]
+    evidence = list(dict.fromkeys(d for f in findings if (d := doc_id(f))))
     usage = run.usage or {}
     return RunFacts(
         run_id=run.id, status=run.status, answer=(run.answer or "").strip(), citations=citations,

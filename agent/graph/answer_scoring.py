@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from deepresearch.agent.model.base import ModelError
 
 from .candidates import Candidate
+from .events import AnswerScored
 
 if TYPE_CHECKING:
     from .context import ResearchContext
@@ -43,7 +44,7 @@ async def rerank(ctx: ResearchContext, question: str, candidates: list[Candidate
             for sentence, group in by_sentence.items()
         ))
     except ModelError as exc:  # includes ScoringUnsupported: keep the feature order
-        ctx.store.log_event(ctx.run_id, "answer_scores", {"error": str(exc)})
+        ctx.record(AnswerScored(error=str(exc)))
         return candidates
     likelihood: dict[str, float] = {}
     for group, logprobs in zip(by_sentence.values(), scored, strict=True):
@@ -51,9 +52,7 @@ async def rerank(ctx: ResearchContext, question: str, candidates: list[Candidate
             likelihood[cand.text] = sum(lps) / len(lps) if lps else -20.0
     out = sorted((replace(c, score=c.score + LIKELIHOOD_WEIGHT * likelihood[c.text]) for c in candidates),
                  key=lambda c: -c.score)
-    ctx.store.log_event(ctx.run_id, "answer_scores", {
-        "template": TEMPLATE_VERSION, "weight": LIKELIHOOD_WEIGHT,
-        "candidates": [{"text": c.text, "features": round(c.score - LIKELIHOOD_WEIGHT * likelihood[c.text], 4),
-                        "likelihood": round(likelihood[c.text], 4)} for c in out],
-    })
+    ctx.record(AnswerScored(template=TEMPLATE_VERSION, weight=LIKELIHOOD_WEIGHT, candidates=[
+        {"text": c.text, "features": round(c.score - LIKELIHOOD_WEIGHT * likelihood[c.text], 4),
+         "likelihood": round(likelihood[c.text], 4)} for c in out]))
     return out

@@ -12,6 +12,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command, interrupt
 
 from .context import ResearchContext
+from .events import PlanEdited, PlanReviewed
 from .state import PlanStep, ResearchState
 
 
@@ -39,13 +40,13 @@ async def approve_plan(state: ResearchState, runtime: Runtime[ResearchContext]) 
     pending = [s for s in state.get("plan", []) if s["status"] == "pending"]
     decision = interrupt({"plan": pending})
     action = (decision or {}).get("action", "accept")
-    ctx.store.log_event(ctx.run_id, "plan_decision", {"decision": decision})
+    ctx.record(PlanReviewed(decision))
     if action == "reject":
         return Command(goto="__end__", update={"stop_reason": "rejected", "stop_detail": "plan rejected by the user"})
     if action == "edit":
         steps = apply_edit(pending, decision.get("steps", []), ctx.toolbox.names())
         # Drop the old pending steps (same ids are replaced; extra old ids are skipped).
         skipped = [{**s, "status": "skipped"} for s in pending if s["id"] >= steps[0]["id"] + len(steps)]
-        ctx.store.log_event(ctx.run_id, "plan", {"steps": steps, "edited": True})
+        ctx.record(PlanEdited(steps))
         return Command(goto="coordinator", update={"plan": steps + skipped})
     return Command(goto="coordinator")

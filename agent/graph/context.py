@@ -2,7 +2,7 @@
 
 Passed as LangGraph's run-time context, so the graph stays a pure function of its state.
 `ask_model` and `use_tool` are the only ways nodes reach the model and the tools: both log to
-the trace as the call happens.
+the trace as the call happens; `record` is the only way they report events (trace and progress).
 """
 
 from __future__ import annotations
@@ -19,8 +19,10 @@ from deepresearch.agent.model.types import Completion, Sampling
 from deepresearch.agent.prompts import Prompt
 from deepresearch.agent.trace.store import TraceStore
 from deepresearch.tools.base import ToolOutcome
+from langgraph.config import get_stream_writer
 from pydantic import BaseModel, ValidationError
 
+from .events import MalformedReply, RunEvent, log_event
 from .state import Usage
 
 if TYPE_CHECKING:
@@ -75,8 +77,7 @@ class ResearchContext:
                 return _parse(completion, out_type, schema), usage
             except ValueError as exc:
                 error = str(exc)
-                self.store.log_event(self.run_id, "error", {"role": prompt.role, "step": step,
-                                                            "attempt": attempt + 1, "error": error})
+                self.record(MalformedReply(role=prompt.role, step=step, attempt=attempt + 1, error=error))
                 messages = [*messages, {"role": "assistant", "content": completion.text},
                             {"role": "user", "content": f"That reply was invalid: {error}. "
                                                         "Reply again with JSON that matches the schema."}]
@@ -86,6 +87,13 @@ class ResearchContext:
         if attempt == 0:  # the n-th call with this identity (sequential within one step and role)
             self._calls[identity] = self._calls.get(identity, 0) + 1
         return f"{identity}#{self._calls[identity]}/{attempt}"
+
+    def record(self, event: RunEvent) -> None:
+        """The one way nodes report what happened: kept in the trace and/or shown as progress, as the
+        event's type says (events.py)."""
+        log_event(self.store, self.run_id, event)
+        if event.streamed:
+            get_stream_writer()(event)
 
     async def use_tool(self, name: str, raw: dict[str, Any], *, step: str | None = None) -> ToolOutcome:
         outcome = await self.toolbox.invoke(name, raw)

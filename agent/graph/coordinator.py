@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import Literal
 
 from deepresearch.agent.prompts import load_prompt
-from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 from langgraph.types import Command, Send
 
@@ -17,6 +16,7 @@ from .answer_form import answer_choices
 from .budget import exhausted, share, usage_of
 from .candidates import BRIDGE_W, rank_candidates
 from .context import MalformedOutput, ResearchContext
+from .events import BridgeChosen, Replanning, StepsDispatched, Stopped, UsageReported
 from .evidence import normalise
 from .findings import render_findings, unique_findings
 from .reading import read_sentences
@@ -29,7 +29,6 @@ async def coordinator(state: ResearchState, runtime: Runtime[ResearchContext]) -
 ]:
     ctx = runtime.context
     budget = ctx.settings.budget
-    emit = get_stream_writer()
     plan = state.get("plan", [])
     rnd = state.get("round", 0)
     findings = state.get("findings", [])
@@ -42,11 +41,10 @@ async def coordinator(state: ResearchState, runtime: Runtime[ResearchContext]) -
         stale = 0 if new else stale + 1
         update["stale_rounds"] = stale
 
-    emit({"event": "usage", "usage": usage_of(state), "round": rnd, "findings": len(findings)})
+    ctx.record(UsageReported(usage=usage_of(state), round=rnd, findings=len(findings)))
 
     def stop(reason: str, detail: str) -> Command:
-        ctx.store.log_event(ctx.run_id, "budget", {"stop_reason": reason, "detail": detail})
-        emit({"event": "stop", "reason": reason, "detail": detail})
+        ctx.record(Stopped(reason, detail))
         return Command(goto="writer", update={**update, "stop_reason": reason, "stop_detail": detail})
 
     if reason := exhausted(state, budget):
@@ -64,7 +62,7 @@ async def coordinator(state: ResearchState, runtime: Runtime[ResearchContext]) -
         sends = [Send("executor", ExecutorTask(question=state["question"], step=s, seen_calls=seen, budget_left=left))
                  for s in dispatched]
         update.update(plan=dispatched, round=rnd + 1)
-        emit({"event": "dispatch", "round": rnd + 1, "steps": [s["id"] for s in dispatched]})
+        ctx.record(StepsDispatched(round=rnd + 1, steps=[s["id"] for s in dispatched]))
         return Command(goto=sends, update=update)
 
     if findings and rnd < budget.max_rounds and stale == 0:
@@ -72,13 +70,11 @@ async def coordinator(state: ResearchState, runtime: Runtime[ResearchContext]) -
         if usage:
             update["usage"] = usage
         if step is not None:
-            emit({"event": "plan", "steps": [step], "replan": True})
             return Command(goto="coordinator", update={**update, "plan": [step]})
     if findings:
         return Command(goto="writer", update={**update, "stop_reason": "finished", "stop_detail": ""})
     if rnd < budget.max_rounds:
-        ctx.store.log_event(ctx.run_id, "replan", {"round": rnd, "why": "no evidence yet"})
-        emit({"event": "replan", "round": rnd})
+        ctx.record(Replanning(round=rnd))
         return Command(goto="planner", update=update)
     return stop("budget_stop", f"no evidence found within {budget.max_rounds} round(s)")
 
@@ -115,10 +111,10 @@ async def follow_up(state: ResearchState, ctx: ResearchContext) -> tuple[PlanSte
         except MalformedOutput:
             return None, None
         bridge = out.search
-    ctx.store.log_event(ctx.run_id, "decision", {"search": bridge, "options": names})
     plan = state.get("plan", [])
     step = PlanStep(id=max((s["id"] for s in plan), default=0) + 1, goal=f"find: {bridge}", tool="search",
                     query=bridge, done_when="the missing fact is found", status="pending", round=-1, bridge=bridge)
+    ctx.record(BridgeChosen(search=bridge, options=names, step=step))
     return step, usage
 
 

@@ -11,11 +11,11 @@ from typing import Any
 
 from deepresearch.agent.prompts import load_prompt
 from deepresearch.tools.untrusted import fence_untrusted
-from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 
 from .budget import call_signature
 from .context import MalformedOutput, ResearchContext
+from .events import ActionStarted, FindingMade, RepeatSkipped, StepFailed
 from .evidence import best_sentences, locate
 from .schemas import ExecutorAction, FindingOut, action_schema, finding_schema
 from .state import ExecutorTask, Finding, PlanStep, SourceRead, ToolCallRecord, Usage
@@ -57,7 +57,6 @@ class StepRun:
         self.observations: list[str] = []
         self.errors: list[str] = []
         self.read: set[str] = set()
-        self.emit = get_stream_writer()
 
     def add_usage(self, u: Usage) -> None:
         for k in self.usage:
@@ -71,12 +70,12 @@ class StepRun:
         sig = call_signature(tool, value)
         if sig in self.task["seen_calls"] or sig in {f"{c['tool']}:{c['input']}" for c in self.calls}:
             self.observations.append(f"{tool}({value!r}) was already made in this run; not repeated")
-            self.ctx.store.log_event(self.ctx.run_id, "loop", {"step": self.step["id"], "repeated": sig})
+            self.ctx.record(RepeatSkipped(step=self.step["id"], repeated=sig))
             return None
         if self.usage["tool_calls"] >= self.task["budget_left"]["tool_calls"]:
             self.observations.append(f"{tool}({value!r}) not made: this step's tool-call budget is used up")
             return None
-        self.emit({"event": "action", "step": self.step["id"], "tool": tool, "input": value})
+        self.ctx.record(ActionStarted(step=self.step["id"], tool=tool, input=value))
         outcome = await self.ctx.use_tool(tool, tool_args(tool, value), step=f"step-{self.step['id']}")
         self.usage["tool_calls"] += 1
         self.calls.append(ToolCallRecord(step_id=self.step["id"], tool=tool, input=sig.split(":", 1)[1],
@@ -134,8 +133,7 @@ class StepRun:
         finding = Finding(step_id=self.step["id"], claim=out.claim, quote=out.quote, source=url,
                           title=hit.get("title", ""), doc_id=hit.get("doc_id"), start=start, end=end)
         self.findings.append(finding)
-        self.ctx.store.log_event(self.ctx.run_id, "finding", dict(finding))
-        self.emit({"event": "source", "step": self.step["id"], "url": url, "title": hit.get("title", "")})
+        self.ctx.record(FindingMade(finding))
 
     async def next_action(self) -> tuple[str, str] | None:
         tools = [t for t in ("search", "open", "python", "recall") if t in self.ctx.toolbox.names()]
@@ -172,8 +170,7 @@ async def executor(task: ExecutorTask, runtime: Runtime[ResearchContext]) -> dic
         await run.run()
     except Exception as exc:  # one failing step must not crash the run; it is recorded instead
         run.errors.append(f"step {task['step']['id']}: {type(exc).__name__}: {exc}")
-        runtime.context.store.log_event(runtime.context.run_id, "error", {"step": task["step"]["id"],
-                                                                         "error": str(exc)})
+        runtime.context.record(StepFailed(step=task["step"]["id"], error=str(exc)))
     status = "done" if run.findings else "failed"
     step: PlanStep = {**task["step"], "status": status}
     return {"plan": [step], "findings": run.findings, "sources": run.sources, "tool_calls": run.calls,

@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Literal
 
 from deepresearch.agent.prompts import load_prompt
-from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 
 from .context import MalformedOutput, ResearchContext
+from .events import PlanMade
 from .schemas import PlanOut, plan_schema
 from .state import PlanStep, ResearchState
 
@@ -38,7 +38,6 @@ async def planner(state: ResearchState, runtime: Runtime[ResearchContext]) -> Co
     Literal["approve_plan", "coordinator"]
 ]:
     ctx = runtime.context
-    emit = get_stream_writer()
     question = state["question"]
     old_steps = state.get("plan") or []
     replanning = bool(old_steps)
@@ -77,8 +76,7 @@ async def planner(state: ResearchState, runtime: Runtime[ResearchContext]) -> Co
         steps = [{**s, "id": first_id + i} for i, s in enumerate(steps)]
     elif not steps:
         steps = fallback_plan(question, first_id)
-    ctx.store.log_event(ctx.run_id, "plan", {"steps": steps, "replan": replanning})
-    emit({"event": "plan", "steps": steps, "replan": replanning})
+    ctx.record(PlanMade(steps, replan=replanning))
     update.update(plan=steps, plan_version=state.get("plan_version", 0) + 1)
     goto = "coordinator" if (ctx.settings.auto_approve or replanning) else "approve_plan"
     return Command(goto=goto, update=update)

@@ -19,13 +19,14 @@ from pydantic import BaseModel, Field
 
 from .builder import build_graph
 from .context import ResearchContext
+from .events import RunEvent
 from .state import PlanStep
 
 if TYPE_CHECKING:
     from deepresearch.tools.toolbox import Toolbox
 
 ApproveFn = Callable[[list[PlanStep]], Awaitable[dict[str, Any]]]
-EventFn = Callable[[dict[str, Any]], None]
+EventFn = Callable[[RunEvent], None]
 
 
 class ResumeError(RuntimeError):

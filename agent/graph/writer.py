@@ -9,7 +9,6 @@ found", enforced by the grammar. A chosen span cites the sentence it came from.
 from __future__ import annotations
 
 from deepresearch.agent.prompts import load_prompt
-from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 
 from .answer_form import NOT_FOUND, answer_choices
@@ -17,6 +16,7 @@ from .answer_scoring import rerank
 from .candidates import Candidate, rank_candidates
 from .citations import check_citation
 from .context import MalformedOutput, ResearchContext
+from .events import CitationsChecked
 from .findings import render_findings, unique_findings
 from .reading import read_sentences
 from .schemas import ReportPoint, WriterOut, writer_schema
@@ -70,7 +70,6 @@ def answer_finding(candidate: Candidate, sources: list[SourceRead]) -> Finding:
 
 async def writer(state: ResearchState, runtime: Runtime[ResearchContext]) -> dict:
     ctx = runtime.context
-    emit = get_stream_writer()
     question = state["question"]
     findings = unique_findings(state.get("findings", []))[: ctx.settings.max_sources_in_prompt]
     reason = state.get("stop_reason") or "finished"
@@ -114,10 +113,7 @@ async def writer(state: ResearchState, runtime: Runtime[ResearchContext]) -> dic
             cites[p.cite] = check_citation(first + len(cites), findings[p.cite - 1], p.text, ctx.toolbox.source_text)
     citations = ([answer_cite] if answer_cite else []) + list(cites.values())
     rejected = sum(1 for c in citations if not c["verified"])
-    ctx.store.log_event(ctx.run_id, "citation_check", {
-        "checked": len(citations), "verified": len(citations) - rejected, "removed": rejected,
-        "citations": citations, "answer_options": choices,
-    })
-    emit({"event": "report", "verified": len(citations) - rejected, "removed": rejected})
+    ctx.record(CitationsChecked(checked=len(citations), verified=len(citations) - rejected, removed=rejected,
+                                citations=citations, answer_options=choices))
     report = render_report(question, answer, answer_cite, points, cites, note)
     return {**update, "answer": answer, "report": report, "citations": citations}

@@ -7,9 +7,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
-from typing import Any
 
 from deepresearch.agent.config import question_problem
+from deepresearch.agent.graph.events import (
+    ActionStarted,
+    BridgeChosen,
+    CitationsChecked,
+    FindingMade,
+    PlanMade,
+    RunEvent,
+    Stopped,
+)
+from deepresearch.agent.graph.state import PlanStep
 from deepresearch.app.runtime import AgentRuntime, answering_policy
 from rich.markup import escape
 from textual import on, work
@@ -21,21 +30,27 @@ from textual.widgets import DataTable, Footer, Header, Input, Markdown, RichLog
 RuntimeFactory = Callable[[], AbstractAsyncContextManager[AgentRuntime]]
 
 
-def describe(event: dict[str, Any]) -> str | None:
+def describe(event: RunEvent) -> str | None:
     """One log line per progress event."""
-    kind = event.get("event")
-    if kind == "plan":
-        head = "re-planned" if event.get("replan") else "plan"
-        return f"[b]{head}[/b]: " + "; ".join(f"{s['tool']} {s['query']!r}" for s in event["steps"])
-    if kind == "action":
-        return f"  step {event['step']}: {event['tool']}({event['input'][:60]!r})"
-    if kind == "source":
-        return f"  [green]evidence[/green] from {event.get('title') or event['url']}"
-    if kind == "stop":
-        return f"[yellow]{event['detail']}[/yellow]"
-    if kind == "report":
-        return f"[b]report[/b]: {event['verified']} verified citation(s), {event['removed']} removed"
+    match event:
+        case PlanMade(steps=steps, replan=replan):
+            return _plan_line(steps, replan)
+        case BridgeChosen(step=step) if step is not None:
+            return _plan_line([step], replan=True)
+        case ActionStarted(step=sid, tool=tool, input=value):
+            return f"  step {sid}: {tool}({value[:60]!r})"
+        case FindingMade(finding=finding):
+            return f"  [green]evidence[/green] from {finding['title'] or finding['source']}"
+        case Stopped(detail=detail):
+            return f"[yellow]{detail}[/yellow]"
+        case CitationsChecked(verified=verified, removed=removed):
+            return f"[b]report[/b]: {verified} verified citation(s), {removed} removed"
     return None
+
+
+def _plan_line(steps: list[PlanStep], replan: bool) -> str:
+    head = "re-planned" if replan else "plan"
+    return f"[b]{head}[/b]: " + "; ".join(f"{s['tool']} {s['query']!r}" for s in steps)
 
 
 class ResearchApp(App[None]):
@@ -119,7 +134,7 @@ class ResearchApp(App[None]):
         log.write(f"[b]question[/b]: {question}")
         await self.query_one("#report", Markdown).update(f"# {question}\n\n_researching…_")
 
-        def on_event(event: dict[str, Any]) -> None:
+        def on_event(event: RunEvent) -> None:
             if line := describe(event):
                 log.write(line)
 

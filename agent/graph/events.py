@@ -1,0 +1,343 @@
+"""What happens in a research run, as typed events.
+
+A node records an event once (`ResearchContext.record`); the event says whether it belongs in the
+trace (`trace_kind`, and its payload there) and whether it is shown as progress (`streamed`: the event
+object itself goes to the run's `on_event` callback). Readers get the same types back from a stored
+trace with `read_events` instead of parsing dicts by key.
+
+The trace payloads are exactly the JSON written before these types existed, and `from_trace` fills
+in what an older or hand-written payload lacks, so every stored trace still reads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+
+from .state import Citation, Finding, PlanStep, StopReason, Usage
+
+if TYPE_CHECKING:
+    from deepresearch.agent.trace.store import TraceStore
+
+EventT = TypeVar("EventT", bound="RunEvent")
+
+
+@dataclass(frozen=True)
+class RunEvent:
+    trace_kind: ClassVar[str | None] = None  # the trace event's kind; None = progress only
+    streamed: ClassVar[bool] = False  # shown as progress (ask's live view, the TUI's log)
+
+    def trace_payload(self) -> dict[str, Any]:
+        raise NotImplementedError(f"{type(self).__name__} is not kept in the trace")
+
+    @classmethod
+    def from_trace(cls: type[EventT], payload: dict[str, Any]) -> EventT:
+        raise NotImplementedError(f"{cls.__name__} is not kept in the trace")
+
+
+# --- planning ------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class PlanMade(RunEvent):
+    """The planner's steps (the first plan, or a re-plan after a round found nothing)."""
+
+    trace_kind: ClassVar[str | None] = "plan"
+    streamed: ClassVar[bool] = True
+    steps: list[PlanStep]
+    replan: bool = False
+
+    def trace_payload(self) -> dict[str, Any]:
+        return {"steps": self.steps, "replan": self.replan}
+
+    @classmethod
+    def from_trace(cls, payload: dict[str, Any]) -> PlanMade:
+        return cls(steps=list(payload.get("steps") or []), replan=bool(payload.get("replan")))
+
+
+@dataclass(frozen=True)
+class PlanReviewed(RunEvent):
+    """The user's decision on the proposed plan: {"action": "accept" | "reject" | "edit", ...}."""
+
+    trace_kind: ClassVar[str | None] = "plan_decision"
+    decision: dict[str, Any] | None
+
+    def trace_payload(self) -> dict[str, Any]:
+        return {"decision": self.decision}
+
+    @classmethod
+    def from_trace(cls, payload: dict[str, Any]) -> PlanReviewed:
+        return cls(decision=payload.get("decision"))
+
+
+@dataclass(frozen=True)
+class PlanEdited(RunEvent):
+    """The plan as the user edited it."""
+
+    trace_kind: ClassVar[str | None] = "plan"  # read apart from PlanMade by its `edited` flag
+    steps: list[PlanStep]
+
+    def trace_payload(self) -> dict[str, Any]:
+        return {"steps": self.steps, "edited": True}
+
+    @classmethod
+    def from_trace(cls, payload: dict[str, Any]) -> PlanEdited:
+        return cls(steps=list(payload.get("steps") or []))
+
+
+@dataclass(frozen=True)
+class BridgeChosen(RunEvent):
+    """The follow-up hop: the entity of the evidence the next search looks for, out of `options`.
+    `step` is the step that searches it (not in the trace, which keeps only the choice)."""
+
+    trace_kind: ClassVar[str | None] = "decision"
+    streamed: ClassVar[bool] = True
+    search: str
+    options: list[str]
+    step: PlanStep | None = None
+
+    def trace_payload(self) -> dict[str, Any]:
+        return {"search": self.search, "options": self.options}
+
+    @classmethod
+    def from_trace(cls, payload: dict[str, Any]) -> BridgeChosen:
+        return cls(search=str(payload.get("search", "")), options=list(payload.get("options") or []))
+
+
+# --- coordinating --------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class UsageReported(RunEvent):
+    """The run's spending so far, at the start of each coordinator turn."""
+
+    streamed: ClassVar[bool] = True
+    usage: Usage
+    round: int
+    findings: int
+
+
+@dataclass(frozen=True)
+class StepsDispatched(RunEvent):
+    """A round starts: these steps run in parallel."""
+
+    streamed: ClassVar[bool] = True
+    round: int
+    steps: list[int]
+
+
+@dataclass(frozen=True)
+class Stopped(RunEvent):
+    """The run stops early: a budget ran out or no round added evidence (a loop)."""
+
+    trace_kind: ClassVar[str | None] = "budget"
+    streamed: ClassVar[bool] = True
+    reason: StopReason
+    detail: str
+
+    def trace_payload(self) -> dict[str, Any]:
+        return {"stop_reason": self.reason, "detail": self.detail}
+
+    @classmethod
+    def from_trace(cls, payload: dict[str, Any]) -> Stopped:
+        return cls(reason=payload.get("stop_reason", "budget_stop"), detail=str(payload.get("detail", "")))
+
+
+@dataclass(frozen=True)
+class Replanning(RunEvent):
+    """A round found no evidence: back to the planner."""
+
+    trace_kind: ClassVar[str | None] = "replan"
+    streamed: ClassVar[bool] = True
+    round: int
+    why: str = "no evidence yet"
+
+    def trace_payload(self) -> dict[str, Any]:
+        return {"round": self.round, "why": self.why}
+
+    @classmethod
+    def from_trace(cls, payload: dict[str, Any]) -> Replanning:
+        return cls(round=int(payload.get("round", 0)), why=str(payload.get("why", "")))
+
+
+# --- executing -----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ActionStarted(RunEvent):
+    """An executor makes a tool call (the call itself is in the trace as a `tool` event)."""
+
+    streamed: ClassVar[bool] = True
+    step: int
+    tool: str
+    input: str
+
+
+@dataclass(frozen=True)
+class RepeatSkipped(RunEvent):
+    """An executor's call was already made in this run, so it was not made again."""
+
+    trace_kind: ClassVar[str | None] = "loop"
+    step: int
+    repeated: str  # the call's signature
+
+    def trace_payload(self) -> dict[str, Any]:
+        return {"step": self.step, "repeated": self.repeated}
+
+    @classmethod
+    def from_trace(cls, payload: dict[str, Any]) -> RepeatSkipped:
+        return cls(step=int(payload.get("step", -1)), repeated=str(payload.get("repeated", "")))
+
+
+@dataclass(frozen=True)
+class FindingMade(RunEvent):
+    """Evidence: a claim with its verbatim quote and source (shown as progress: the source found)."""
+
+    trace_kind: ClassVar[str | None] = "finding"
+    streamed: ClassVar[bool] = True
+    finding: Finding
+
+    def trace_payload(self) -> dict[str, Any]:
+        return dict(self.finding)
+
+    @classmethod
+    def from_trace(cls, payload: dict[str, Any]) -> FindingMade:
+        return cls(Finding(
+            step_id=int(payload.get("step_id", -1)), claim=str(payload.get("claim", "")),
+            quote=str(payload.get("quote", "")), source=str(payload.get("source", "")),
+            title=str(payload.get("title", "")), doc_id=payload.get("doc_id"),
+            start=int(payload.get("start", -1)), end=int(payload.get("end", -1)),
+        ))
+
+
+@dataclass(frozen=True)
+class StepFailed(RunEvent):
+    """An executor step raised; the run goes on without it."""
+
+    trace_kind: ClassVar[str | None] = "error"  # read apart from the other errors by its fields
+    step: int
+    error: str
+
+    def trace_payload(self) -> dict[str, Any]:
+        return {"step": self.step, "error": self.error}
+
+    @classmethod
+    def from_trace(cls, payload: dict[str, Any]) -> StepFailed:
+        return cls(step=int(payload.get("step", -1)), error=str(payload.get("error", "")))
+
+
+@dataclass(frozen=True)
+class MalformedReply(RunEvent):
+    """A role's reply did not parse or validate. The graph retries once, so attempt 2 means the role
+    failed for good (the trainer's malformed tier)."""
+
+    trace_kind: ClassVar[str | None] = "error"
+    role: str
+    step: str | None
+    attempt: int
+    error: str
+
+    def trace_payload(self) -> dict[str, Any]:
+        return {"role": self.role, "step": self.step, "attempt": self.attempt, "error": self.error}
+
+    @classmethod
+    def from_trace(cls, payload: dict[str, Any]) -> MalformedReply:
+        return cls(role=str(payload.get("role", "")), step=payload.get("step"),
+                   attempt=int(payload.get("attempt", 1)), error=str(payload.get("error", "")))
+
+
+@dataclass(frozen=True)
+class RunFailed(RunEvent):
+    """A baseline eval system failed (the graph ends such runs with status "error" instead)."""
+
+    trace_kind: ClassVar[str | None] = "error"
+    message: str
+
+    def trace_payload(self) -> dict[str, Any]:
+        return {"message": self.message}
+
+    @classmethod
+    def from_trace(cls, payload: dict[str, Any]) -> RunFailed:
+        return cls(message=str(payload.get("message", "")))
+
+
+# --- writing -------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class AnswerScored(RunEvent):
+    """The policy's likelihood re-ranked the answer candidates (or could not: `error`)."""
+
+    trace_kind: ClassVar[str | None] = "answer_scores"
+    template: str = ""
+    weight: float = 0.0
+    candidates: list[dict[str, Any]] = field(default_factory=list)  # text, features, likelihood; best first
+    error: str | None = None
+
+    def trace_payload(self) -> dict[str, Any]:
+        if self.error is not None:
+            return {"error": self.error}
+        return {"template": self.template, "weight": self.weight, "candidates": self.candidates}
+
+    @classmethod
+    def from_trace(cls, payload: dict[str, Any]) -> AnswerScored:
+        if "error" in payload:
+            return cls(error=str(payload["error"]))
+        return cls(template=str(payload.get("template", "")), weight=float(payload.get("weight", 0.0)),
+                   candidates=list(payload.get("candidates") or []))
+
+
+@dataclass(frozen=True)
+class CitationsChecked(RunEvent):
+    """The report's citations after the check; `answer_options` is what the writer could answer."""
+
+    trace_kind: ClassVar[str | None] = "citation_check"
+    streamed: ClassVar[bool] = True
+    checked: int
+    verified: int
+    removed: int
+    citations: list[Citation] = field(default_factory=list)
+    answer_options: list[str] | None = None
+
+    def trace_payload(self) -> dict[str, Any]:
+        return {"checked": self.checked, "verified": self.verified, "removed": self.removed,
+                "citations": self.citations, "answer_options": self.answer_options}
+
+    @classmethod
+    def from_trace(cls, payload: dict[str, Any]) -> CitationsChecked:
+        options = payload.get("answer_options")
+        return cls(checked=int(payload.get("checked", 0)), verified=int(payload.get("verified", 0)),
+                   removed=int(payload.get("removed", 0)), citations=list(payload.get("citations") or []),
+                   answer_options=[str(o) for o in options] if isinstance(options, list) else None)
+
+
+# --- the trace ----------------------------------------------------------------------------------
+def log_event(store: TraceStore, run_id: str, event: RunEvent) -> None:
+    """Keep `event` in the run's trace (callers outside the graph, e.g. the eval baselines)."""
+    if event.trace_kind is not None:
+        store.log_event(run_id, event.trace_kind, event.trace_payload())
+
+
+def event_of(kind: str, payload: dict[str, Any]) -> RunEvent | None:
+    """The typed event of one stored trace event; None for kinds that are not run events (llm, tool, …)."""
+    if kind == "plan":
+        return PlanEdited.from_trace(payload) if payload.get("edited") else PlanMade.from_trace(payload)
+    if kind == "error":
+        if "role" in payload:
+            return MalformedReply.from_trace(payload)
+        return StepFailed.from_trace(payload) if "step" in payload else RunFailed.from_trace(payload)
+    reader = _READERS.get(kind)
+    return reader.from_trace(payload) if reader is not None else None
+
+
+_READERS: dict[str, type[RunEvent]] = {
+    cls.trace_kind: cls for cls in (PlanReviewed, BridgeChosen, Stopped, Replanning, RepeatSkipped, FindingMade,
+                                    AnswerScored, CitationsChecked) if cls.trace_kind is not None
+}
+
+
+def read_events(store: TraceStore, run_id: str, of_type: type[EventT]) -> list[EventT]:
+    """The run's events of one type, in the order they were recorded."""
+    return list(_iter(store, run_id, of_type))
+
+
+def _iter(store: TraceStore, run_id: str, of_type: type[EventT]) -> Iterator[EventT]:
+    if of_type.trace_kind is None:
+        raise ValueError(f"{of_type.__name__} is progress only; it is not kept in the trace")
+    for stored in store.iter_events(run_id, of_type.trace_kind):
+        event = event_of(stored.kind, stored.payload)
+        if isinstance(event, of_type):
+            yield event
