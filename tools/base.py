@@ -3,6 +3,12 @@
 A tool has a name, a one-line description for the model, a pydantic input schema the model fills
 (kept small and flat so a 135M model can fill it under a grammar), and an async `run` that returns
 a typed result or raises `ToolFailure` with a kind the caller can act on.
+
+It also describes itself to the agent, which speaks to tools in one flat string (`{"tool", "input"}`):
+`args_from` turns that string into its arguments, `observe` says what a call returned (for the next
+decision), `sources` lists the sources a call surfaced (for reading), and `notes` what a call before
+planning found (for the planner's prompt). `plannable` tools are offered to the planner and the
+executors. Adding a tool is its file plus one line in the toolbox's registration (toolbox.py).
 """
 
 from __future__ import annotations
@@ -12,6 +18,8 @@ from abc import ABC, abstractmethod
 from typing import Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
+
+from .untrusted import fence_untrusted
 
 InputT = TypeVar("InputT", bound=BaseModel)
 OutputT = TypeVar("OutputT", bound=BaseModel)
@@ -41,13 +49,43 @@ class ToolOutcome(BaseModel):
         return self.error is None
 
 
+class Surfaced(BaseModel):
+    """A source a call surfaced: a search hit to open, or a page or file the call read in full (`text`)."""
+
+    url: str
+    title: str = ""
+    doc_id: str | None = None
+    text: str | None = None  # None: open it to read it
+
+
 class Tool(ABC, Generic[InputT, OutputT]):
     name: ClassVar[str]
     description: ClassVar[str]
     input_model: ClassVar[type[BaseModel]]
+    plannable: ClassVar[bool] = False  # offered to the planner and the executors
+    before_planning: ClassVar[bool] = False  # called with the question before the planner plans (its `notes`)
 
     @abstractmethod
     async def run(self, args: InputT) -> OutputT: ...
+
+    # --- how the agent uses it --------------------------------------------------------------
+    def args_from(self, value: str) -> dict[str, Any]:
+        """The arguments for the agent's flat input string: the input model's first field."""
+        return {next(iter(self.input_model.model_fields)): value}
+
+    def observe(self, value: str, output: dict[str, Any]) -> str:
+        """A short text of what a call with input `value` returned, for the executor's next decision.
+        Tool output is untrusted: fenced, and cut short."""
+        return f"{self.name}({value!r}) →\n" + fence_untrusted(str(output.get("text") or output), source=value,
+                                                               max_chars=300)
+
+    def sources(self, output: dict[str, Any]) -> list[Surfaced]:
+        """The sources a call surfaced, best first (none by default)."""
+        return []
+
+    def notes(self, output: dict[str, Any]) -> list[str]:
+        """What a call made before planning found, as notes for the planner (none by default)."""
+        return []
 
     async def invoke(self, raw: dict[str, Any]) -> ToolOutcome:
         """Validate raw model-filled arguments, run, and never raise: errors become an outcome."""

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
-from deepresearch.tools.base import Tool, ToolFailure
+from deepresearch.tools.base import Surfaced, Tool, ToolFailure
 from deepresearch.tools.config import FileSettings
 from deepresearch.tools.extract.chunks import Chunk, chunk_offsets
 from deepresearch.tools.extract.files import UnreadableFile, read_user_file
@@ -31,6 +31,12 @@ class ReadFileTool(Tool[ReadFileInput, ReadFileOutput]):
     name: ClassVar[str] = "read_file"
     description: ClassVar[str] = "Read one of the user's files (text, markdown, HTML, PDF)."
     input_model: ClassVar[type[ReadFileInput]] = ReadFileInput
+
+    def sources(self, output: dict[str, Any]) -> list[Surfaced]:
+        """The file itself, read in full."""
+        if not output.get("text"):
+            return []
+        return [Surfaced(url=output["path"], title=output.get("title", ""), text=output["text"])]
 
     def __init__(self, settings: FileSettings):
         self.settings = settings

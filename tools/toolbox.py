@@ -46,6 +46,14 @@ class Toolbox:
         """Tools that can run here (a disabled tool is left out; `unavailable` says why)."""
         return [name for name in self._tools if name not in self.unavailable]
 
+    def plannable(self) -> list[str]:
+        """Tools offered to the planner and the executors, in registration order."""
+        return [name for name in self.names() if self._tools[name].plannable]
+
+    def find(self, name: str) -> Tool | None:
+        """The tool registered under `name` (available or not), or None."""
+        return self._tools.get(name)
+
     def get(self, name: str) -> Tool:
         if name not in self._tools:
             raise KeyError(f"no tool named {name!r} (tools: {', '.join(self._tools)})")
@@ -163,6 +171,7 @@ def build_toolbox(
         unavailable["read_file"] = "read_file has no allowed folders (set tools.files.allowed_roots)"
     if not search.backend_names:
         unavailable["search"] = "no search backend is configured (set a SearxNG URL or build a local index)"
+    # The registration: every tool, in the order the model is offered them.
     tools: list[Tool] = [
         search,
         BrowserTool(browser_settings, registry=registry, offline=offline),

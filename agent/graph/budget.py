@@ -7,7 +7,7 @@ import time
 from deepresearch.agent.config import BudgetSettings
 
 from .evidence import normalise
-from .state import ResearchState, Usage
+from .state import ResearchState, ToolCallRecord, Usage
 
 
 def usage_of(state: ResearchState) -> Usage:
@@ -40,4 +40,17 @@ def share(state: ResearchState, budget: BudgetSettings, parts: int) -> Usage:
 
 def call_signature(tool: str, value: str) -> str:
     """Two calls with the same tool and the same normalised input are the same call."""
-    return f"{tool}:{normalise(value)}"
+    return _signature(tool, normalise(value))
+
+
+def call_record(step_id: int, tool: str, value: str, ok: bool) -> ToolCallRecord:
+    """A call as the state keeps it: its input normalised, so its signature can be rebuilt."""
+    return ToolCallRecord(step_id=step_id, tool=tool, input=normalise(value), ok=ok)
+
+
+def recorded_signature(call: ToolCallRecord) -> str:
+    return _signature(call["tool"], call["input"])
+
+
+def _signature(tool: str, normalised: str) -> str:
+    return f"{tool}:{normalised}"

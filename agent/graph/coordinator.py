@@ -13,7 +13,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command, Send
 
 from .answer_form import answer_choices
-from .budget import exhausted, share, usage_of
+from .budget import exhausted, recorded_signature, share, usage_of
 from .candidates import BRIDGE_W, rank_candidates
 from .context import MalformedOutput, ResearchContext
 from .events import BridgeChosen, Replanning, StepsDispatched, Stopped, UsageReported
@@ -57,7 +57,7 @@ async def coordinator(state: ResearchState, runtime: Runtime[ResearchContext]) -
         if rnd >= budget.max_rounds:
             return stop("budget_stop", f"round budget reached ({rnd} of {budget.max_rounds})")
         left = share(state, budget, len(pending))
-        seen = [f"{c['tool']}:{c['input']}" for c in state.get("tool_calls", [])]
+        seen = [recorded_signature(c) for c in state.get("tool_calls", [])]
         dispatched = [{**s, "status": "running", "round": rnd + 1} for s in pending]
         sends = [Send("executor", ExecutorTask(question=state["question"], step=s, seen_calls=seen, budget_left=left))
                  for s in dispatched]

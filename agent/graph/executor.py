@@ -10,10 +10,11 @@ import asyncio
 from typing import Any
 
 from deepresearch.agent.prompts import load_prompt
+from deepresearch.tools.base import Surfaced, Tool, ToolOutcome
 from deepresearch.tools.untrusted import fence_untrusted
 from langgraph.runtime import Runtime
 
-from .budget import call_signature
+from .budget import call_record, call_signature, recorded_signature
 from .context import MalformedOutput, ResearchContext
 from .events import ActionStarted, FindingMade, RepeatSkipped, StepFailed
 from .evidence import best_sentences, locate
@@ -23,26 +24,14 @@ from .state import ExecutorTask, Finding, PlanStep, SourceRead, ToolCallRecord, 
 SOURCES_PER_CALL = 4  # sources read (fetched in full) after each search: the answer's candidates come from them
 EXTRACTED_PER_CALL = 2  # of those, the ones the extractor turns into findings (one LLM call each)
 QUOTE_OPTIONS = 8  # sentences of a source offered as quotes
+OPEN = "open"  # the tool that reads a surfaced source in full
 
 
-def tool_args(tool: str, value: str) -> dict[str, Any]:
-    """Executors speak in flat {tool, input}; each tool's input schema names its field."""
-    return {"search": {"query": value}, "open": {"url": value}, "python": {"code": value},
-            "recall": {"query": value}, "read_file": {"path": value}}.get(tool, {"input": value})
-
-
-def observe(tool: str, value: str, outcome: Any) -> str:
-    """A short text of what a call returned, for the executor's next decision."""
-    if not outcome.ok:
-        return f"{tool}({value!r}) failed: {outcome.error}"
-    out = outcome.output or {}
-    if tool == "search":
-        hits = out.get("hits", [])
-        lines = [f"  {h.get('title', '')} — {h.get('url', '')}" for h in hits[:5]]
-        return f"search({value!r}) → {len(hits)} results\n" + "\n".join(lines)
-    if tool == "python":
-        return f"python → exit {out.get('exit_code')}\n  stdout: {str(out.get('stdout', ''))[:300]}"
-    return f"{tool}({value!r}) →\n" + fence_untrusted(str(out.get("text") or out), source=value, max_chars=300)
+def observation(tool: Tool | None, name: str, value: str, outcome: ToolOutcome) -> str:
+    """A short text of what a call returned, for the executor's next decision (the tool says how)."""
+    if not outcome.ok or tool is None:
+        return f"{name}({value!r}) failed: {outcome.error}"
+    return tool.observe(value, outcome.output or {})
 
 
 class StepRun:
@@ -66,50 +55,44 @@ class StepRun:
         left = self.task["budget_left"]
         return self.usage["llm_tokens"] >= left["llm_tokens"] or self.usage["tool_calls"] >= left["tool_calls"]
 
-    async def call(self, tool: str, value: str) -> Any | None:
-        sig = call_signature(tool, value)
-        if sig in self.task["seen_calls"] or sig in {f"{c['tool']}:{c['input']}" for c in self.calls}:
-            self.observations.append(f"{tool}({value!r}) was already made in this run; not repeated")
+    async def call(self, name: str, value: str) -> ToolOutcome | None:
+        sig = call_signature(name, value)
+        if sig in self.task["seen_calls"] or sig in {recorded_signature(c) for c in self.calls}:
+            self.observations.append(f"{name}({value!r}) was already made in this run; not repeated")
             self.ctx.record(RepeatSkipped(step=self.step["id"], repeated=sig))
             return None
         if self.usage["tool_calls"] >= self.task["budget_left"]["tool_calls"]:
-            self.observations.append(f"{tool}({value!r}) not made: this step's tool-call budget is used up")
+            self.observations.append(f"{name}({value!r}) not made: this step's tool-call budget is used up")
             return None
-        self.ctx.record(ActionStarted(step=self.step["id"], tool=tool, input=value))
-        outcome = await self.ctx.use_tool(tool, tool_args(tool, value), step=f"step-{self.step['id']}")
+        self.ctx.record(ActionStarted(step=self.step["id"], tool=name, input=value))
+        tool = self.ctx.toolbox.find(name)
+        # An unknown tool (a server that ignored the grammar) gets its input as is: the toolbox refuses it.
+        args = tool.args_from(value) if tool is not None else {"input": value}
+        outcome = await self.ctx.use_tool(name, args, step=f"step-{self.step['id']}")
         self.usage["tool_calls"] += 1
-        self.calls.append(ToolCallRecord(step_id=self.step["id"], tool=tool, input=sig.split(":", 1)[1],
-                                         ok=outcome.ok))
-        self.observations.append(observe(tool, value, outcome))
+        self.calls.append(call_record(self.step["id"], name, value, outcome.ok))
+        self.observations.append(observation(tool, name, value, outcome))
         return outcome
 
-    def sources_from(self, tool: str, outcome: Any) -> list[dict[str, Any]]:
-        if outcome is None or not outcome.ok:
+    def surfaced(self, name: str, outcome: ToolOutcome | None) -> list[Surfaced]:
+        """The sources a call surfaced (the tool says which)."""
+        tool = self.ctx.toolbox.find(name)
+        if outcome is None or not outcome.ok or tool is None:
             return []
-        out = outcome.output or {}
-        if tool == "search":
-            fresh = [h for h in out.get("hits", []) if h.get("url") and h["url"] not in self.read]
-            return fresh[:SOURCES_PER_CALL]
-        if tool in ("open", "read_file") and out.get("text"):
-            return [{"url": out.get("final_url") or out.get("url") or out.get("path"), "title": out.get("title", ""),
-                     "text": out["text"], "doc_id": out.get("doc_id")}]
-        return []
+        return tool.sources(outcome.output or {})
 
-    async def read_source(self, hit: dict[str, Any], rank: int, extract: bool) -> None:
+    async def read_source(self, source: Surfaced, rank: int, extract: bool) -> None:
         """Get the source's full text (opening it if needed); with `extract`, turn it into one finding."""
-        url = hit["url"]
+        url, title, doc_id, text = source.url, source.title, source.doc_id, source.text
         self.read.add(url)
-        text = hit.get("text")
         if text is None:
-            outcome = await self.call("open", url)
-            if outcome is None or not outcome.ok:
+            page = next(iter(self.surfaced(OPEN, await self.call(OPEN, url))), None)
+            if page is None:  # not opened, or no text in it
                 return
-            text = outcome.output.get("text", "")
-            hit = {**hit, "title": outcome.output.get("title") or hit.get("title", ""),
-                   "doc_id": hit.get("doc_id") or outcome.output.get("doc_id")}
+            text, title, doc_id = page.text or "", page.title or title, doc_id or page.doc_id
         if text:
-            self.sources.append(SourceRead(step_id=self.step["id"], url=url, title=hit.get("title", ""),
-                                           doc_id=hit.get("doc_id"), rank=rank, hop=bool(self.step.get("bridge"))))
+            self.sources.append(SourceRead(step_id=self.step["id"], url=url, title=title, doc_id=doc_id, rank=rank,
+                                           hop=bool(self.step.get("bridge"))))
         if not extract:
             return
         options = best_sentences(text, f"{self.task['question']} {self.step['goal']}", QUOTE_OPTIONS)
@@ -119,27 +102,26 @@ class StepRun:
         try:
             out, usage = await self.ctx.ask_model(
                 load_prompt("extractor"), FindingOut, finding_schema(options), step=f"step-{self.step['id']}",
-                about=url, question=self.task["question"], goal=self.step["goal"], title=hit.get("title", ""),
-                text=shown,
+                about=url, question=self.task["question"], goal=self.step["goal"], title=title, text=shown,
             )
         except MalformedOutput as exc:
             self.errors.append(f"step {self.step['id']}: {exc}")
             return
         self.add_usage(usage)
         if not out.relevant:
-            self.observations.append(f"{hit.get('title') or url}: not relevant")
+            self.observations.append(f"{title or url}: not relevant")
             return
         start, end = locate(out.quote, text) or (-1, -1)
-        finding = Finding(step_id=self.step["id"], claim=out.claim, quote=out.quote, source=url,
-                          title=hit.get("title", ""), doc_id=hit.get("doc_id"), start=start, end=end)
+        finding = Finding(step_id=self.step["id"], claim=out.claim, quote=out.quote, source=url, title=title,
+                          doc_id=doc_id, start=start, end=end)
         self.findings.append(finding)
         self.ctx.record(FindingMade(finding))
 
     async def next_action(self) -> tuple[str, str] | None:
-        tools = [t for t in ("search", "open", "python", "recall") if t in self.ctx.toolbox.names()]
+        schema = action_schema(self.ctx.toolbox.plannable())
         try:
             act, usage = await self.ctx.ask_model(
-                load_prompt("executor"), ExecutorAction, action_schema(tools), step=f"step-{self.step['id']}",
+                load_prompt("executor"), ExecutorAction, schema, step=f"step-{self.step['id']}",
                 question=self.task["question"], goal=self.step["goal"], done_when=self.step["done_when"],
                 observations="\n".join(self.observations[-6:]) or "(none)",
             )
@@ -159,9 +141,10 @@ class StepRun:
             if action is None or self.over_budget():
                 break
             outcome = await self.call(*action)
-            sources = self.sources_from(action[0], outcome)
+            # Sources this step already read are not read again, unless the call brought their text itself.
+            fresh = [s for s in self.surfaced(action[0], outcome) if s.text is not None or s.url not in self.read]
             await asyncio.gather(*(self.read_source(s, rank, rank < EXTRACTED_PER_CALL)
-                                   for rank, s in enumerate(sources)))
+                                   for rank, s in enumerate(fresh[:SOURCES_PER_CALL])))
 
 
 async def executor(task: ExecutorTask, runtime: Runtime[ResearchContext]) -> dict[str, Any]:

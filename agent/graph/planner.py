@@ -13,20 +13,21 @@ from .events import PlanMade
 from .schemas import PlanOut, plan_schema
 from .state import PlanStep, ResearchState
 
-PLANNABLE_TOOLS = ("search", "open", "python", "recall")
+MEMORY_NOTES, NOTE_CHARS = 3, 300  # notes from earlier research shown to the planner, and their length
 
 
 async def recall_memory(ctx: ResearchContext, question: str) -> list[str]:
-    """Notes from earlier runs that look related to this question."""
-    if "recall" not in ctx.toolbox.names():
-        return []
-    outcome = await ctx.use_tool("recall", {"query": question}, step="planner")
-    if not outcome.ok or not outcome.output:
-        return []
-    # RecallOutput: memories (findings kept by earlier runs) and documents (passages of the user's files).
-    notes = [str(m.get("text", "")) for m in outcome.output.get("memories") or []]
-    notes += [str(d.get("snippet", "")) for d in outcome.output.get("documents") or []]
-    return [n[:300] for n in notes if n][:3]
+    """Notes from earlier runs (and the user's files) that look related to this question: what the tools
+    that run before planning (memory recall) found for it."""
+    notes: list[str] = []
+    for name in ctx.toolbox.names():
+        tool = ctx.toolbox.find(name)
+        if tool is None or not tool.before_planning:
+            continue
+        outcome = await ctx.use_tool(name, tool.args_from(question), step="planner")
+        if outcome.ok and outcome.output:
+            notes += tool.notes(outcome.output)
+    return [n[:NOTE_CHARS] for n in notes if n][:MEMORY_NOTES]
 
 
 def fallback_plan(question: str, first_id: int) -> list[PlanStep]:
@@ -46,7 +47,7 @@ async def planner(state: ResearchState, runtime: Runtime[ResearchContext]) -> Co
     if memory is None:
         memory = await recall_memory(ctx, question)
         update["memory"] = memory
-    tools = [t for t in PLANNABLE_TOOLS if t in ctx.toolbox.names()] or ["search"]
+    tools = ctx.toolbox.plannable() or ["search"]
     feedback = ""
     if replanning:
         tried = "; ".join(f"{s['tool']} '{s['query']}'" for s in old_steps)

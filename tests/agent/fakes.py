@@ -15,6 +15,8 @@ from deepresearch.agent.model.base import ChatModel
 from deepresearch.agent.model.types import ChatRequest, Completion
 from deepresearch.agent.prompts import ROLES, load_prompt
 from deepresearch.tools.base import Tool, ToolFailure, ToolOutcome
+from deepresearch.tools.browser.tool import BrowserTool
+from deepresearch.tools.search.tool import SearchTool
 from pydantic import BaseModel
 
 
@@ -95,15 +97,19 @@ class _Page(BaseModel):
     doc_id: str | None = None
 
 
-class DictSearch(Tool[_Query, _Hits]):
-    name = "search"
+class DictSearch(SearchTool):
+    """The search tool (how the agent uses it: its arguments, observation and sources) over a dict."""
+
     description = "search the test corpus"
     input_model = _Query
 
     def __init__(self, docs: dict[str, tuple[str, str]]):
         self.docs = docs
 
-    async def run(self, args: _Query) -> _Hits:
+    async def close(self) -> None:
+        pass
+
+    async def run(self, args: _Query) -> _Hits:  # type: ignore[override]
         words = set(args.query.lower().split())
         scored = sorted(self.docs.items(), key=lambda kv: -len(words & set(kv[1][1].lower().split())))
         hits = [{"title": t, "url": f"local://test/{d}", "snippet": x[:80], "backend": "dict", "rank": i + 1,
@@ -111,15 +117,19 @@ class DictSearch(Tool[_Query, _Hits]):
         return _Hits(hits=hits)
 
 
-class DictOpen(Tool[_Url, _Page]):
-    name = "open"
+class DictOpen(BrowserTool):
+    """The open tool (how the agent uses it) over a dict."""
+
     description = "open a test document"
     input_model = _Url
 
     def __init__(self, docs: dict[str, tuple[str, str]]):
         self.docs = docs
 
-    async def run(self, args: _Url) -> _Page:
+    async def close(self) -> None:
+        pass
+
+    async def run(self, args: _Url) -> _Page:  # type: ignore[override]
         doc_id = args.url.rsplit("/", 1)[-1]
         if doc_id not in self.docs:
             raise ToolFailure("not_found", f"no document {args.url}")
@@ -128,15 +138,21 @@ class DictOpen(Tool[_Url, _Page]):
 
 
 class DictToolbox:
-    """Same surface as tools.toolbox.Toolbox: names(), invoke(), source_text(), close()."""
+    """Same surface as tools.toolbox.Toolbox: names(), plannable(), find(), invoke(), source_text(), close()."""
 
     def __init__(self, docs: dict[str, tuple[str, str]]):
         self.docs = docs
-        self.tools = {t.name: t for t in (DictSearch(docs), DictOpen(docs))}
+        self.tools: dict[str, Tool] = {t.name: t for t in (DictSearch(docs), DictOpen(docs))}
         self.invocations: list[tuple[str, dict]] = []
 
     def names(self) -> list[str]:
         return list(self.tools)
+
+    def plannable(self) -> list[str]:
+        return [name for name, tool in self.tools.items() if tool.plannable]
+
+    def find(self, name: str) -> Tool | None:
+        return self.tools.get(name)
 
     async def invoke(self, name: str, raw: dict[str, Any]) -> ToolOutcome:
         self.invocations.append((name, raw))

@@ -281,14 +281,12 @@ async def test_the_policy_likelihood_reranks_the_answer_candidates(toolbox, stor
 
 
 async def test_recalled_memories_and_documents_reach_the_planner(toolbox, store):
-    from deepresearch.tools.base import Tool
     from deepresearch.tools.memory.store import Memory
-    from deepresearch.tools.memory.tool import RecalledDocument, RecallInput, RecallOutput
+    from deepresearch.tools.memory.tool import RecalledDocument, RecallInput, RecallOutput, RecallTool
 
-    class FakeRecall(Tool[RecallInput, RecallOutput]):
-        name = "recall"
-        description = "recall"
-        input_model = RecallInput
+    class FakeRecall(RecallTool):  # the recall tool as the agent uses it, over fixed results
+        def __init__(self) -> None:
+            pass
 
         async def run(self, args: RecallInput) -> RecallOutput:
             return RecallOutput(query=args.query, memories=[

@@ -14,9 +14,9 @@ import asyncio
 import hashlib
 import re
 from collections import OrderedDict
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
-from deepresearch.tools.base import Tool, ToolFailure
+from deepresearch.tools.base import Surfaced, Tool, ToolFailure
 from deepresearch.tools.browser.chromium import BrowserPool
 from deepresearch.tools.browser.fetch import Fetched, Fetcher, check_url
 from deepresearch.tools.browser.netpolicy import AddressPolicy
@@ -97,6 +97,14 @@ class BrowserTool(Tool[OpenInput, OpenOutput]):
     name: ClassVar[str] = "open"
     description: ClassVar[str] = "Open a URL from the search results and read its text."
     input_model: ClassVar[type[OpenInput]] = OpenInput
+    plannable: ClassVar[bool] = True
+
+    def sources(self, output: dict[str, Any]) -> list[Surfaced]:
+        """The page itself, read in full (under the URL it ended at)."""
+        if not output.get("text"):
+            return []
+        return [Surfaced(url=output.get("final_url") or output["url"], title=output.get("title", ""),
+                         doc_id=output.get("doc_id"), text=output["text"])]
 
     def __init__(self, settings: BrowserSettings, *, registry: IndexRegistry | None = None, offline: bool = False):
         self.settings = settings

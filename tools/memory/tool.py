@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from deepresearch.tools.base import Tool, ToolFailure
 from deepresearch.tools.config import MemorySettings
@@ -66,6 +66,13 @@ class RecallTool(Tool[RecallInput, RecallOutput]):
     name: ClassVar[str] = "recall"
     description: ClassVar[str] = "Recall findings from earlier runs and passages from the user's indexed files."
     input_model: ClassVar[type[RecallInput]] = RecallInput
+    plannable: ClassVar[bool] = True
+    before_planning: ClassVar[bool] = True  # what earlier runs found about the question goes into the plan
+
+    def notes(self, output: dict[str, Any]) -> list[str]:
+        """The memories (findings kept by earlier runs), then the passages of the user's files."""
+        notes = [str(m.get("text", "")) for m in output.get("memories") or []]
+        return notes + [str(d.get("snippet", "")) for d in output.get("documents") or []]
 
     def __init__(self, store: Callable[[], MemoryStore], settings: MemorySettings,
                  indexes: Callable[[], list[LocalIndex]]):

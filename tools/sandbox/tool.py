@@ -8,7 +8,7 @@ import os
 import shutil
 import stat
 from pathlib import Path
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 from deepresearch.tools.base import Tool, ToolFailure
 from deepresearch.tools.config import SandboxSettings
@@ -83,6 +83,10 @@ class PythonTool(Tool[PythonInput, PythonOutput]):
     name: ClassVar[str] = "python"
     description: ClassVar[str] = "Run Python 3 (numpy, pandas, matplotlib) in a sandbox with no network."
     input_model: ClassVar[type[PythonInput]] = PythonInput
+    plannable: ClassVar[bool] = True
+
+    def observe(self, value: str, output: dict[str, Any]) -> str:
+        return f"{self.name} → exit {output.get('exit_code')}\n  stdout: {str(output.get('stdout', ''))[:300]}"
 
     def __init__(self, settings: SandboxSettings):
         self.settings = settings

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import httpx
-from deepresearch.tools.base import Tool, ToolFailure
+from deepresearch.tools.base import Surfaced, Tool, ToolFailure
 from deepresearch.tools.config import SearchSettings
 from deepresearch.tools.index.local_index import LocalIndex
 from deepresearch.tools.search.backends.base import SearchBackend
@@ -51,6 +51,7 @@ class SearchTool(Tool[SearchInput, SearchOutput]):
     name: ClassVar[str] = "search"
     description: ClassVar[str] = "Search the web and local indexes; returns titles, URLs and snippets."
     input_model: ClassVar[type[SearchInput]] = SearchInput
+    plannable: ClassVar[bool] = True
 
     def __init__(self, chain: FallbackChain, client: httpx.AsyncClient | None = None):
         self.chain = chain
@@ -74,6 +75,16 @@ class SearchTool(Tool[SearchInput, SearchOutput]):
     @property
     def backend_names(self) -> list[str]:
         return [b.name for b in self.chain.backends]
+
+    def observe(self, value: str, output: dict[str, Any]) -> str:
+        hits = output.get("hits", [])
+        lines = [f"  {h.get('title', '')} — {h.get('url', '')}" for h in hits[:5]]
+        return f"{self.name}({value!r}) → {len(hits)} results\n" + "\n".join(lines)
+
+    def sources(self, output: dict[str, Any]) -> list[Surfaced]:
+        """The hits, in rank order: pages to open."""
+        return [Surfaced(url=h["url"], title=h.get("title", ""), doc_id=h.get("doc_id"))
+                for h in output.get("hits", []) if h.get("url")]
 
     async def run(self, args: SearchInput) -> SearchOutput:
         if not self.chain.backends:
