@@ -1,4 +1,5 @@
-"""The graph: planner → (approve_plan) → coordinator ⇄ executors (parallel, via Send) → writer → memorize."""
+"""The graph: planner → (approve_plan) → coordinator ⇄ executors (parallel, via Send) / follow_up → writer →
+memorize. Its picture, drawn from the compiled graph, is in docs/architecture.md (a test keeps them equal)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from .approval import approve_plan
 from .context import ResearchContext
 from .coordinator import coordinator
 from .executor import executor
+from .follow_up import follow_up
 from .memorize import memorize
 from .planner import planner
 from .state import ResearchState
@@ -22,6 +24,7 @@ def build_graph(checkpointer: Checkpointer = None) -> CompiledStateGraph:
     g.add_node("approve_plan", approve_plan)
     g.add_node("coordinator", coordinator)
     g.add_node("executor", executor)
+    g.add_node("follow_up", follow_up)
     g.add_node("writer", writer)
     g.add_node("memorize", memorize)
     g.add_edge(START, "planner")
@@ -29,3 +32,12 @@ def build_graph(checkpointer: Checkpointer = None) -> CompiledStateGraph:
     g.add_edge("writer", "memorize")
     g.add_edge("memorize", END)
     return g.compile(checkpointer=checkpointer)
+
+
+def mermaid() -> str:
+    """The compiled graph as Mermaid: what docs/architecture.md shows."""
+    return build_graph().get_graph().draw_mermaid().strip()
+
+
+if __name__ == "__main__":  # python -m deepresearch.agent.graph.builder: the picture for the docs
+    print(mermaid())

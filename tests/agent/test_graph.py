@@ -325,3 +325,15 @@ async def test_same_question_and_seed_draw_the_same_seed_for_every_call(toolbox,
     first, second = (calls(r) for r in runs)
     assert first == second and len(first) >= 4
     assert len({c[2] for c in first}) == len(first)  # every call its own seed
+    # The whole trace is the same, up to the order parallel executors logged in and the calls' durations.
+    one, two = (trace(store, r.run_id) for r in runs)
+    assert one == two and len(one) > len(first)
+
+
+def trace(store, run_id):
+    import json
+
+    def steady(payload):
+        return {k: v for k, v in payload.items() if k not in ("duration_s", "timings")}
+
+    return sorted(f"{e.kind} {json.dumps(steady(e.payload), sort_keys=True)}" for e in store.events(run_id))

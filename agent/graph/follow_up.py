@@ -1,0 +1,70 @@
+"""Follow-up hop: one more search for a multi-hop question, for the bridge entity the evidence names.
+
+The names come from the sentences read so far (the best-ranked names the question does not mention);
+the model chooses which one the answer depends on, under a grammar that offers only those names.
+Questions whose answer form is fixed (yes/no, "A or B") need no hop.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from deepresearch.agent.prompts import load_prompt
+from langgraph.runtime import Runtime
+from langgraph.types import Command
+
+from .answer_form import answer_choices
+from .candidates import BRIDGE_W, rank_candidates
+from .context import MalformedOutput, ResearchContext
+from .events import BridgeChosen
+from .evidence import normalise
+from .findings import render_findings, unique_findings
+from .reading import read_sentences
+from .schemas import BridgeOut, bridge_schema
+from .state import PlanStep, ResearchState, Usage
+
+BRIDGE_OPTIONS = 3  # names offered to the follow-up decision
+
+
+async def follow_up(state: ResearchState, runtime: Runtime[ResearchContext]) -> Command[
+    Literal["coordinator", "writer"]
+]:
+    """A step searching the bridge entity goes back to the coordinator to be dispatched; with no hop to
+    make, the run is finished and the writer answers."""
+    step, usage = await bridge_step(state, runtime.context)
+    update: dict = {"usage": usage} if usage else {}
+    if step is None:
+        return Command(goto="writer", update={**update, "stop_reason": "finished", "stop_detail": ""})
+    return Command(goto="coordinator", update={**update, "plan": [step]})
+
+
+async def bridge_step(state: ResearchState, ctx: ResearchContext) -> tuple[PlanStep | None, Usage | None]:
+    """The step that searches the bridge entity (None: no hop), and the usage of the choice's LLM call."""
+    if answer_choices(state["question"]) is not None:
+        return None, None
+    made = {normalise(c["input"]) for c in state.get("tool_calls", []) if c["tool"] == "search"}
+    sentences = read_sentences(state.get("sources", []), ctx.toolbox.source_text)
+    ranked = rank_candidates(state["question"], sentences, k=BRIDGE_OPTIONS + len(made), kind="name", weights=BRIDGE_W)
+    names = [c.text for c in ranked if normalise(c.text) not in made][:BRIDGE_OPTIONS]
+    if not names:
+        return None, None
+    usage = None
+    if len(names) == 1:
+        bridge = names[0]
+    else:
+        findings = unique_findings(state.get("findings", []))[: ctx.settings.max_sources_in_prompt]
+        try:
+            # step="coordinator": the call's identity, and with it its seed, is the coordinator's as before
+            out, usage = await ctx.ask_model(
+                load_prompt("coordinator"), BridgeOut, bridge_schema(names), step="coordinator", max_tokens=32,
+                question=state["question"], findings=render_findings(findings, ctx.settings.evidence_chars),
+                names="\n".join(f"- {n}" for n in names),
+            )
+        except MalformedOutput:
+            return None, None
+        bridge = out.search
+    plan = state.get("plan", [])
+    step = PlanStep(id=max((s["id"] for s in plan), default=0) + 1, goal=f"find: {bridge}", tool="search",
+                    query=bridge, done_when="the missing fact is found", status="pending", round=-1, bridge=bridge)
+    ctx.record(BridgeChosen(search=bridge, options=names, step=step))
+    return step, usage
