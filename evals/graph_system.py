@@ -62,7 +62,7 @@ def evidence_from_trace(store: TraceStore, run_id: str, tools: EvalTools) -> Tra
         output: dict[str, Any] = call.output or {}
         items = result_items(output) or ([{**output, "url": call.input.get("url", "")}] if output.get("text") else [])
         for item in items:
-            hit = tools.hit_from(item, ("text", "snippet", "content"))
+            hit = tools.hit_from(item, ("text", "snippet"))
             if hit.text:
                 texts.append(hit.text)
             if hit.doc_id:

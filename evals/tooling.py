@@ -24,11 +24,9 @@ class Hit(BaseModel):
 
 
 def result_items(output: dict[str, Any]) -> list[dict[str, Any]]:
-    for key in ("results", "hits", "items"):
-        items = output.get(key)
-        if isinstance(items, list):
-            return [i for i in items if isinstance(i, dict)]
-    return []
+    """The hits of a search call's output (SearchOutput.hits)."""
+    items = output.get("hits")
+    return [i for i in items if isinstance(i, dict)] if isinstance(items, list) else []
 
 
 def _text_of(item: dict[str, Any], keys: tuple[str, ...]) -> str:
@@ -57,7 +55,7 @@ class EvalTools:
         self.toolbox = toolbox  # what the graph system is given
 
     def hit_from(self, item: dict[str, Any], text_keys: tuple[str, ...]) -> Hit:
-        url = _text_of(item, ("url", "source", "link"))
+        url = _text_of(item, ("url",))
         doc_id = item.get("doc_id") if isinstance(item.get("doc_id"), str) else None
         return Hit(
             title=_text_of(item, ("title",)), url=url, doc_id=doc_id or (self.doc_id_for(url) if url else None),
@@ -69,7 +67,7 @@ class EvalTools:
         outcome = await rec.tool(self.search_tool, {"query": query})
         if not outcome.ok or outcome.output is None:
             return [], outcome.error or "search returned nothing"
-        hits = [self.hit_from(i, ("snippet", "content", "text")) for i in result_items(outcome.output)]
+        hits = [self.hit_from(i, ("snippet",)) for i in result_items(outcome.output)]
         return hits[:k], None
 
     async def open(self, rec: RunRecorder, url: str) -> tuple[Hit | None, str | None]:
@@ -77,5 +75,5 @@ class EvalTools:
         outcome = await rec.tool(self.open_tool, {"url": url})
         if not outcome.ok or outcome.output is None:
             return None, outcome.error or "open returned nothing"
-        hit = self.hit_from({"url": url, **outcome.output}, ("text", "content"))
+        hit = self.hit_from({"url": url, **outcome.output}, ("text",))
         return hit, None

@@ -35,7 +35,6 @@ NOT_FOUND_ANSWERS = frozenset({
     "not found", "unknown", "no answer", "i dont know", "i do not know", "cannot be determined",
     "not enough information", "insufficient information", "answer not found",
 })
-WEIGHTED_TERMS = ("outcome", "f1", "citation", "evidence", "cost", "feedback", "judge")
 
 
 class RunFacts(BaseModel):
