@@ -73,19 +73,21 @@ async def dev_rewards(questions, runtime, policy, *, label: str, doc_id_for, cfg
         options = RunOptions(tags={"demo_eval": label, "seed": policy.seed})
         async with gate:
             result = await research(q.question, runtime, policy.with_seed(run_seed(policy.seed, 0, q.id, 0)), options)
-        reward = score_run(facts_from_trace(runtime.store, result.run_id, doc_id_for), q, cfg.rewards)
+        facts = facts_from_trace(runtime.store, result.run_id, doc_id_for)
+        reward = score_run(facts, q, cfg.rewards)
         return {"question_id": q.id, "run_id": result.run_id, "reward": reward.total, "terms": reward.terms,
-                "tier": reward.tier, "gold_evidence": gold_evidence(runtime.store, result.run_id, q.gold_doc_ids)}
+                "tier": reward.tier, "gold_evidence": facts.found_any(q.gold_doc_ids)}
 
     return list(await asyncio.gather(*(one(q) for q in questions)))
 
 
-def gold_evidence(store, run_id: str, gold_doc_ids: list[str]) -> bool:
+def gold_evidence(store, run_id: str, gold_doc_ids: list[str], doc_id_for) -> bool:
     """Whether any finding of the run came from one of the question's gold documents: the search the
-    planner and executors ran found the evidence the writer needs."""
-    from deepresearch.agent.graph.events import FindingMade, read_events
+    planner and executors ran found the evidence the writer needs (read as the evidence reward reads it,
+    a finding's URL standing for its document when the finding names none)."""
+    from deepresearch.train.rewards import facts_from_trace
 
-    return any(e.finding["doc_id"] in gold_doc_ids for e in read_events(store, run_id, FindingMade))
+    return facts_from_trace(store, run_id, doc_id_for).found_any(gold_doc_ids)
 
 
 def profile(runs_by_seed: dict[int, list[dict]]) -> dict:
@@ -178,7 +180,7 @@ async def run(args: argparse.Namespace) -> dict:
                 round_s = max(round_s, time.monotonic() - t_round)
                 runs = store.list_runs(limit=None, tags={"train_round": report.round})
                 rewards = [e.payload["total"] for r in runs for e in store.events(r.id, "reward")[-1:]]
-                found = [gold_evidence(store, r.id, by_id[r.tags["question_id"]].gold_doc_ids)
+                found = [gold_evidence(store, r.id, by_id[r.tags["question_id"]].gold_doc_ids, env.doc_id_for)
                          for r in runs if r.tags.get("question_id") in by_id]
                 rounds.append({"round": report.round, "reward_mean": statistics.mean(rewards) if rewards else None,
                                "reward_std": statistics.pstdev(rewards) if len(rewards) > 1 else 0.0,

@@ -51,6 +51,11 @@ class RunFacts(BaseModel):
     failed_roles: list[str] = Field(default_factory=list, description="roles whose output stayed malformed")
 
 
+    def found_any(self, gold_doc_ids: list[str]) -> bool:
+        """Whether the run drew a finding from one of these documents."""
+        return bool(set(gold_doc_ids) & set(self.evidence_doc_ids))
+
+
 class RewardBreakdown(BaseModel):
     run_id: str
     terms: dict[str, float]

@@ -132,6 +132,7 @@ def test_facts_from_trace_read_status_usage_feedback_and_malformed_roles(store):
     facts = facts_from_trace(store, rid, doc_id_for=lambda url: url.rsplit("/", 1)[-1])
     assert (facts.tool_calls, facts.llm_tokens, facts.feedback) == (3, 2000, [0.5])
     assert facts.evidence_doc_ids == ["d1", "d7"]  # by url when the finding has no doc id; each once
+    assert facts.found_any(["d1", "d9"]) and not facts.found_any(["d9"])  # the learning demo's gold evidence
     assert facts.citations[0]["doc_id"] == "d1" and facts.failed_roles == ["writer"]
     assert score_run(facts, Q, CFG).tier == "malformed"  # the writer never produced valid output
 
