@@ -34,11 +34,14 @@ def ensure_index(settings: Settings, name: str) -> None:
 
     registry = IndexRegistry(settings.tools)
     try:
-        if name == DEMO_INDEX and not registry.exists(name):
+        if name == DEMO_INDEX:
             corpus = demo_file("corpus.jsonl")
-            registry.open(name, create=True).add(
-                Ingest(corpus, max_file_bytes=settings.tools.index.max_file_bytes), source=str(corpus)
-            )
+            index = registry.open(name, create=True)
+            with corpus.open(encoding="utf-8") as lines:
+                shipped = sum(1 for line in lines if line.strip())
+            # First use, or a release that grew the demo: (re)sync the index with the shipped corpus.
+            if index.info().documents != shipped:
+                index.add(Ingest(corpus, max_file_bytes=settings.tools.index.max_file_bytes), source=str(corpus))
         else:
             registry.open(name)  # raises IndexNotFound with the list of known indexes
     finally:

@@ -165,3 +165,19 @@ def write_subset(rows: list[dict], corpus_path: Path | str, out_dir: Path) -> tu
                 out.write(line)
     (out_dir / "questions.jsonl").write_text("".join(json.dumps(q) + "\n" for q in rows))
     return out_dir / "questions.jsonl", out_dir / "corpus.jsonl"
+
+
+# Datasets that ship inside the package, usable by name (`--dataset demo`) on a fresh install.
+BUNDLED_DATASETS = {
+    "demo": "300 multi-hop pool questions of every type (200 train, 100 dev) with their 1,124 paragraphs",
+}
+
+
+def bundled_dataset(name: str) -> tuple[Path, Path]:
+    """(questions.jsonl, corpus.jsonl) of a bundled dataset; DatasetError naming the choices otherwise."""
+    from importlib import resources
+
+    if name not in BUNDLED_DATASETS:
+        raise DatasetError(f"no bundled dataset {name!r} (bundled: {', '.join(BUNDLED_DATASETS)})")
+    folder = resources.files("deepresearch").joinpath(name)
+    return Path(str(folder.joinpath("questions.jsonl"))), Path(str(folder.joinpath("corpus.jsonl")))

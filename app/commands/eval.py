@@ -21,6 +21,7 @@ eval_app = typer.Typer(
     help="Benchmark systems (closed-book, retrieve, agent-loop, graph) on a QA set with its corpus.",
     invoke_without_command=True,
     epilog="""Examples:
+  deepresearch eval --dataset demo --split dev --limit 20 --system closed-book,graph --out out/base
   deepresearch eval --questions qa.jsonl --corpus corpus.jsonl --split dev --limit 50 --system graph --out out/base
   deepresearch eval --questions qa.jsonl --corpus corpus.jsonl --system closed-book,retrieve,graph --out out/all
   deepresearch eval compare out/base out/trained
@@ -79,11 +80,24 @@ def _print_summary(summary: EvalSummary) -> None:
     out.print(table)
 
 
+def dataset_paths(name: str, questions: Path | None, corpus: Path | None) -> tuple[Path, Path]:
+    from deepresearch.evals.dataset import DatasetError, bundled_dataset
+
+    if questions is not None or corpus is not None:
+        raise fail("--dataset names both the questions and their corpus: drop --questions/--corpus")
+    try:
+        return bundled_dataset(name)
+    except DatasetError as exc:
+        raise fail(str(exc)) from None
+
+
 @eval_app.callback()
 def run(
     ctx: typer.Context,
     questions: Path | None = typer.Option(None, "--questions", help="questions.jsonl (see docs/evals.md)"),
     corpus: Path | None = typer.Option(None, "--corpus", help="corpus.jsonl; indexed and served locally for the run"),
+    dataset: str | None = typer.Option(None, "--dataset", help="a bundled QA set with its corpus, instead of "
+                                       "--questions/--corpus: demo"),
     system: list[str] = typer.Option(
         [], "--system", help="closed-book | retrieve | agent-loop | graph (repeat, or comma-separate)"
     ),
@@ -107,8 +121,10 @@ def run(
     from deepresearch.evals.dataset import DatasetError
     from deepresearch.evals.runner import EvalError, plan_eval
 
+    if dataset is not None:
+        questions, corpus = dataset_paths(dataset, questions, corpus)
     if questions is None:
-        raise fail("--questions FILE is required (or use `deepresearch eval compare A B`)")
+        raise fail("--questions FILE or --dataset NAME is required (or use `deepresearch eval compare A B`)")
     if out_dir is None:
         raise fail("--out DIR is required (results are written and resumed there)")
     systems = _systems(system)

@@ -130,6 +130,8 @@ def _apply_overrides(cfg: TrainSettings, **kw: Any) -> TrainSettings:
 
 def train(
     questions: Path | None = typer.Option(None, "--questions", help="QA jsonl: question, answer, gold_doc_ids …"),
+    dataset: str | None = typer.Option(None, "--dataset", help="a bundled QA set with its corpus, instead of "
+                                       "--questions/--corpus: demo"),
     from_runs: bool = typer.Option(False, "--from-runs", help="replay questions people asked (logged runs)"),
     since: str | None = typer.Option(None, "--since", help="with --from-runs: runs since a date or age (7d, 12h)"),
     split: str | None = typer.Option("train", "--split", help="with --questions: only this split ('' = all)"),
@@ -159,6 +161,10 @@ def train(
                                                "here as Parquet in verl's layout (round-NNNN.parquet)"),
 ) -> None:
     """Train the policy model's LoRA adapter with GRPO on its own rollouts; publish it if evals do not regress."""
+    if dataset is not None:
+        from deepresearch.app.commands.eval import dataset_paths
+
+        questions, corpus = dataset_paths(dataset, questions, corpus)
     _check_inputs(questions, from_runs, corpus, dev, group_size, rounds, per_round, temperature, launcher,
                   num_processes, watch, train_roles)
     if corpus is not None and index is not None:
@@ -393,6 +399,7 @@ def _extra_servers(settings: Settings, cfg: TrainSettings) -> list:
 
 
 TRAIN_EXAMPLES = """Examples:
+  deepresearch train --dataset demo --group-size 4 --rounds 1   (the bundled demo set; works offline)
   deepresearch train --questions qa.jsonl --corpus corpus.jsonl --group-size 8 --rounds 2
   deepresearch train --from-runs --since 7d        (replay what people asked, with their feedback)
   deepresearch train --from-runs --watch           (keep training as new runs and feedback arrive)

@@ -79,6 +79,19 @@ def test_ask_with_the_embedded_model_writes_a_cited_report_and_a_complete_trace(
     assert run.id in listed.stdout
 
 
+def test_the_readme_main_job_is_answered_from_its_evidence(tmp_path):
+    # The README's main job, as pasted (default settings): the answer is a span of the evidence, cited.
+    out = tmp_path / "result.json"
+    proc = cli("ask", "--offline", "--auto-approve", "--json", "--out", str(out),
+               "In what year did the playwright who wrote The City Heiress die?", data_dir=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    result = json.loads(out.read_text())
+    assert result["answer"] == "1689", result["report"]
+    answer_cite = result["citations"][0]
+    assert answer_cite["verified"] and "1689" in answer_cite["quote"] and "Aphra Behn" in answer_cite["quote"]
+    assert "**Answer:** 1689 [1]" in result["report"]
+
+
 def test_runs_are_answered_by_the_published_adapter(tmp_path):
     from deepresearch.app.runtime import with_served_adapter
     from deepresearch.app.settings import load_settings

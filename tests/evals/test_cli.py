@@ -44,7 +44,7 @@ def _one_line_error(result, pattern: str) -> None:
 
 
 def test_missing_required_options(cli, qfile: Path, tmp_path: Path) -> None:
-    _one_line_error(cli("--system", "closed-book", "--out", tmp_path / "o"), "--questions FILE is required")
+    _one_line_error(cli("--system", "closed-book", "--out", tmp_path / "o"), "--questions FILE or --dataset NAME is required")
     _one_line_error(cli("--questions", qfile, "--system", "closed-book"), "--out DIR is required")
     _one_line_error(cli("--questions", qfile, "--out", tmp_path / "o"), "--system is required")
 
@@ -96,3 +96,24 @@ def test_compare_systems_option_bad_input(cli, tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     _one_line_error(cli("compare", tmp_path / "empty", tmp_path / "empty", "--systems", "graph"),
                     "expected SYS_A:SYS_B")
+
+
+def test_dataset_option_bad_input(cli, tmp_path: Path, qfile: Path) -> None:
+    out = tmp_path / "o"
+    _one_line_error(cli("--dataset", "nope", "--system", "closed-book", "--out", out), "no bundled dataset 'nope'")
+    _one_line_error(cli("--dataset", "demo", "--questions", qfile, "--system", "closed-book", "--out", out),
+                    "drop --questions/--corpus")
+    assert not out.exists()  # nothing started
+
+
+def test_the_bundled_demo_dataset_is_complete() -> None:
+    from deepresearch.evals.dataset import bundled_dataset, check_gold_ids, load_corpus, load_questions
+
+    questions_path, corpus_path = bundled_dataset("demo")
+    questions, corpus = load_questions(questions_path), load_corpus(corpus_path)
+    check_gold_ids(questions, {d.id for d in corpus}, questions_path)  # every gold paragraph ships
+    splits = {q.split for q in questions}
+    assert len(questions) >= 300 and splits == {"train", "dev"}
+    assert {q.type for q in questions} >= {"bridge", "comparison", "2hop", "3hop1"}  # every kind of question
+    assert sum(q.split == "dev" for q in questions) >= 100
+    assert questions_path.stat().st_size + corpus_path.stat().st_size < 1_000_000

@@ -59,6 +59,13 @@ def test_question_source_is_required_and_exclusive(cli, qfile):
     one_line_error(cli("train", "--questions", qfile, "--watch"), "--watch trains on new logged runs")
 
 
+def test_dataset_names_a_bundled_set(cli, qfile):
+    one_line_error(cli("train", "--dataset", "nope"), "no bundled dataset 'nope' (bundled: demo)")
+    one_line_error(cli("train", "--dataset", "demo", "--questions", qfile), "drop --questions/--corpus")
+    # A bundled set is a question source like --questions: not together with --from-runs.
+    one_line_error(cli("train", "--dataset", "demo", "--from-runs"), "exactly one question source")
+
+
 def test_bad_numbers(cli, qfile):
     base = ["train", "--questions", qfile, "--no-gate"]
     one_line_error(cli(*base, "--group-size", "1"), "--group-size must be at least 2")
