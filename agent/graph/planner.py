@@ -63,8 +63,8 @@ async def planner(state: ResearchState, runtime: Runtime[ResearchContext]) -> Co
         )
         planned = [s for s in plan.steps if " ".join(s.query.split()).lower() != " ".join(question.split()).lower()]
         steps = [
-            PlanStep(id=first_id + i, goal=s.goal, tool=s.tool, query=s.query, done_when=s.done_when,
-                     status="pending", round=-1)
+            PlanStep(id=first_id + i, goal=s.goal or f"{s.tool}: {s.query}", tool=s.tool, query=s.query,
+                     done_when=s.done_when or "a source answers it", status="pending", round=-1)
             for i, s in enumerate(planned)
         ]
         update["usage"] = usage

@@ -15,7 +15,7 @@ from .answer_form import NOT_FOUND
 
 
 class PlannedStep(BaseModel):
-    goal: str = Field(min_length=1)
+    goal: str = ""  # not asked of the model (a copyable field it filled with the example's); derived from the query
     tool: str
     query: str = Field(min_length=1)
     done_when: str = ""
@@ -57,9 +57,8 @@ def _str(max_len: int) -> dict[str, Any]:
 def plan_schema(tools: list[str], max_steps: int) -> dict[str, Any]:
     step = {
         "type": "object",
-        "properties": {"goal": _str(120), "tool": {"type": "string", "enum": tools}, "query": _str(120),
-                       "done_when": _str(80)},
-        "required": ["goal", "tool", "query", "done_when"],
+        "properties": {"tool": {"type": "string", "enum": tools}, "query": _str(120)},
+        "required": ["tool", "query"],
         "additionalProperties": False,
     }
     return {

@@ -31,3 +31,11 @@ def test_placeholders_are_recognised_as_leaks():
     assert "<person>" in example_markers()
     assert leaks_example('{"query": "<person> born"}')
     assert not leaks_example('{"query": "Aphra Behn born"}')
+
+
+def test_the_planner_writes_only_what_it_decides():
+    # Its free-text goal field copied the example's goal into 11 of 100 eval runs; goals now come from the query.
+    from deepresearch.agent.graph.schemas import plan_schema
+
+    step = plan_schema(["search"], 2)["properties"]["steps"]["items"]
+    assert set(step["properties"]) == {"tool", "query"}

@@ -44,7 +44,8 @@ def _one_line_error(result, pattern: str) -> None:
 
 
 def test_missing_required_options(cli, qfile: Path, tmp_path: Path) -> None:
-    _one_line_error(cli("--system", "closed-book", "--out", tmp_path / "o"), "--questions FILE or --dataset NAME is required")
+    _one_line_error(cli("--system", "closed-book", "--out", tmp_path / "o"),
+                    "--questions FILE or --dataset NAME is required")
     _one_line_error(cli("--questions", qfile, "--system", "closed-book"), "--out DIR is required")
     _one_line_error(cli("--questions", qfile, "--out", tmp_path / "o"), "--system is required")
 
