@@ -160,7 +160,7 @@ def _name_spans(sentence: str) -> list[Span]:
                 break
         run = _trim(tokens[i:j])
         if run and len(run) <= 8:
-            text = sentence[run[0][1]:run[-1][2]].rstrip(".,")
+            text = _tidy(sentence[run[0][1]:run[-1][2]])
             if text and not (len(run) == 1 and len(text) <= 1):
                 spans.append(Span(text, "name", run[0][1]))
                 # A long name often holds the answer as a part ("Kingdom of Bohemia" → "Bohemia").
@@ -171,6 +171,17 @@ def _name_spans(sentence: str) -> list[Span]:
     for m in _QUOTED.finditer(sentence):
         spans.append(Span(m.group(1).strip(" ,."), "name", m.start(1)))
     return spans
+
+
+def _tidy(text: str) -> str:
+    """"José Fernández's" → "José Fernández"; "Ann Lee Ann Lee" (a page title run into its first
+    sentence) → "Ann Lee"; no trailing full stop or comma."""
+    text = re.sub(r"['’]s$", "", text.rstrip(".,"))
+    words = text.split()
+    half = len(words) // 2
+    if len(words) % 2 == 0 and half and words[:half] == words[half:]:
+        text = " ".join(words[:half])
+    return text
 
 
 def _trim(run: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:

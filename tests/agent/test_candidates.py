@@ -80,3 +80,9 @@ def test_life_dates_in_parentheses_answer_birth_and_death_questions():
     )
     died = rank_candidates("In what year did the playwright who wrote The City Heiress die?", evidence, k=1)
     assert died[0].text == "1689"  # "what year": the year, not the whole date
+
+
+def test_spans_drop_a_possessive_and_a_title_run_into_the_sentence():
+    found = {s.text for s in spans_of("Martha Curnutt Casto Martha Curnutt Casto (1812 - 1887) was sentenced.")}
+    assert "Martha Curnutt Casto" in found and "Martha Curnutt Casto Martha Curnutt Casto" not in found
+    assert "José Fernández" in {s.text for s in spans_of("This marked José Fernández's final season.")}
