@@ -1,0 +1,172 @@
+"""Candidate answer spans of a sentence: names (capitalised runs, quoted titles), dates and numbers.
+
+Rules only (stdlib): a span is a place where an answer could be; candidates.py decides which one is.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+AnswerKind = Literal["date", "number", "name"]
+
+_MONTHS = ("January|February|March|April|May|June|July|August|September|October|November|December|"
+           "Jan\\.?|Feb\\.?|Mar\\.?|Apr\\.?|Jun\\.?|Jul\\.?|Aug\\.?|Sep\\.?|Sept\\.?|Oct\\.?|Nov\\.?|Dec\\.?")
+_DATE_PATTERNS = [
+    re.compile(rf"\b\d{{1,2}}\s+(?:{_MONTHS})\s+\d{{3,4}}\b"),  # 16 April 1689
+    re.compile(rf"\b(?:{_MONTHS})\s+\d{{1,2}},?\s+\d{{3,4}}\b"),  # April 16, 1689
+    re.compile(rf"\b(?:{_MONTHS})\s+\d{{3,4}}\b"),  # April 1689
+    re.compile(r"\b(?:1[0-9]|20)\d{2}s?\b"),  # 1689, 1960s
+]
+_NUMBER = re.compile(
+    r"(?:(?:US|A|C)?\$|£|€)?\b\d[\d,]*(?:\.\d+)?(?:\s+(?:million|billion|thousand|hundred|trillion))?"
+    r"(?:\s+(?:[a-z]+))?"
+)
+_BARE_NUMBER = re.compile(
+    r"(?:(?:US|A|C)?\$|£|€)?\d[\d,]*(?:\.\d+)?(?:\s+(?:million|billion|thousand|hundred|trillion))?"
+)
+_QUOTED = re.compile(r"[\"“]([^\"“”]{2,80})[\"”]")
+_TOKEN = re.compile(r"[\w][\w'’.\-&]*|[^\w\s]", re.UNICODE)
+WORD = re.compile(r"\w+", re.UNICODE)
+
+# Lower-case words allowed inside a name ("Bank of England", "Leonardo da Vinci").
+_CONNECTORS = frozenset({"of", "the", "de", "da", "del", "della", "di", "du", "des", "la", "le", "van",
+                         "von", "der", "den", "y", "on", "upon", "&", "'s", "’s", "for", "in", "at"})
+# Capitalised words that begin sentences but are not names.
+_NOT_NAMES = frozenset({
+    "The", "A", "An", "In", "On", "At", "He", "She", "It", "They", "This", "That", "These", "Those", "His",
+    "Her", "Its", "Their", "There", "After", "Before", "During", "When", "While", "Although", "However", "As",
+    "From", "For", "With", "By", "Of", "To", "And", "But", "Or", "Since", "Following", "Born", "Also", "Both",
+    "Some", "Many", "Most", "One", "Two", "Three", "Today", "Later", "Then", "We", "I", "You", "Our", "If",
+    "According", "Unlike", "Despite", "Like", "Under", "Between", "Among", "Until", "Each", "All",
+    "Other", "Another", "Such", "What", "Which", "Who", "Where", "Why", "How", "Is", "Was", "Were", "Are",
+})
+
+# Names that are almost never an answer on their own: months, weekdays, demonyms of the big countries.
+GENERIC_NAMES = frozenset([
+    "january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november",
+    "december", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "american", "british",
+    "english", "french", "german", "italian", "spanish", "russian", "chinese", "japanese", "canadian", "australian",
+    "irish", "scottish", "welsh", "indian", "swedish", "norwegian", "danish", "dutch", "european", "african",
+    "asian", "mexican", "brazilian", "polish", "greek", "roman", "christian", "catholic", "jewish", "muslim"
+])
+
+STOP_WORDS = frozenset([
+    "a", "an", "the", "of", "in", "on", "at", "to", "for", "from", "by", "with", "and", "or", "but", "is", "was",
+    "were", "are", "be", "been", "being", "as", "that", "this", "these", "those", "which", "who", "whom", "whose",
+    "what", "when", "where", "why", "how", "did", "do", "does", "done", "has", "have", "had", "it", "its", "he",
+    "she", "they", "his", "her", "their", "there", "than", "then", "also", "into", "onto", "about", "after",
+    "before", "during", "while", "not", "no", "yes", "name", "named", "known", "called", "both", "same", "one",
+    "first", "second", "other", "another", "any", "all", "some", "such", "many", "much", "more", "most", "same",
+    "whose", "year", "years"
+])
+
+
+@dataclass(frozen=True)
+class Span:
+    text: str
+    kind: AnswerKind
+    start: int  # character offset in its sentence
+
+
+def name_spans(sentence: str) -> list[Span]:
+    """Maximal runs of capitalised words (with lower-case connectors inside) and quoted titles."""
+    tokens = [(m.group(), m.start(), m.end()) for m in _TOKEN.finditer(sentence)]
+    spans: list[Span] = []
+    i = 0
+    while i < len(tokens):
+        word = tokens[i][0]
+        if not _is_cap(word):
+            i += 1
+            continue
+        j = i + 1
+        while j < len(tokens):
+            w = tokens[j][0]
+            joins = (w in _CONNECTORS or w in ("'", "’")) and j + 1 < len(tokens) and _is_cap(tokens[j + 1][0])
+            if _is_cap(w) or joins:
+                j += 1
+            else:
+                break
+        run = _trim(tokens[i:j])
+        if run and len(run) <= 8:
+            text = _tidy(sentence[run[0][1]:run[-1][2]])
+            if text and not (len(run) == 1 and len(text) <= 1):
+                spans.append(Span(text, "name", run[0][1]))
+                # A long name often holds the answer as a part ("Kingdom of Bohemia" → "Bohemia").
+                parts = _split_on_connectors(run)
+                for part in parts if len(parts) > 1 else []:
+                    spans.append(Span(sentence[part[0][1]:part[-1][2]].rstrip(".,"), "name", part[0][1]))
+        i = max(j, i + 1)
+    for m in _QUOTED.finditer(sentence):
+        spans.append(Span(m.group(1).strip(" ,."), "name", m.start(1)))
+    return spans
+
+
+def _tidy(text: str) -> str:
+    """"José Fernández's" → "José Fernández"; "Ann Lee Ann Lee" (a page title run into its first
+    sentence) → "Ann Lee"; no trailing full stop or comma."""
+    text = re.sub(r"['’]s$", "", text.rstrip(".,"))
+    words = text.split()
+    half = len(words) // 2
+    if len(words) % 2 == 0 and half and words[:half] == words[half:]:
+        text = " ".join(words[:half])
+    return text
+
+
+def _trim(run: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
+    """Drop sentence openers, lone months/demonyms and connectors from both ends of a run."""
+    def loose(word: str, front: bool) -> bool:
+        return (front and word in _NOT_NAMES) or word.lower() in GENERIC_NAMES or word in _CONNECTORS
+    while run and loose(run[0][0], True):
+        run = run[1:]
+    while run and loose(run[-1][0], False):
+        run = run[:-1]
+    return run
+
+
+def _split_on_connectors(run: list[tuple[str, int, int]]) -> list[list[tuple[str, int, int]]]:
+    """The names inside a long name: split at connectors and after a possessive ("Babbage's Engine")."""
+    parts: list[list[tuple[str, int, int]]] = [[]]
+    for word, start, end in run:
+        if word in _CONNECTORS or word in ("'", "’"):
+            parts.append([])
+        elif word.endswith(("'s", "’s")):
+            parts[-1].append((word[:-2], start, end - 2))
+            parts.append([])
+        else:
+            parts[-1].append((word, start, end))
+    return [p for p in parts if p and p[0][0] not in _NOT_NAMES]
+
+
+def _is_cap(word: str) -> bool:
+    return (word[:1].isupper() or word[:1].isdigit()) and any(c.isalpha() for c in word) or (
+        word[:1].isupper() and len(word) > 1)
+
+
+def _date_spans(sentence: str) -> list[Span]:
+    spans: list[Span] = []
+    taken: list[tuple[int, int]] = []
+    for pattern in _DATE_PATTERNS:
+        for m in pattern.finditer(sentence):
+            spans.append(Span(m.group(), "date", m.start()))
+            taken.append((m.start(), m.end()))
+    return spans
+
+
+def _number_spans(sentence: str) -> list[Span]:
+    spans: list[Span] = []
+    for m in _NUMBER.finditer(sentence):
+        text = m.group().strip()
+        words = text.split()
+        bare = _BARE_NUMBER.match(text)
+        if bare:
+            spans.append(Span(bare.group(), "number", m.start()))
+        if len(words) > 1 and bare and bare.group() != text and words[-1] not in STOP_WORDS:
+            spans.append(Span(text, "number", m.start()))
+    return spans
+
+
+def spans_of(sentence: str) -> list[Span]:
+    """Every candidate span of a sentence, of every kind."""
+    return [*name_spans(sentence), *_date_spans(sentence), *_number_spans(sentence)]
