@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import typer
 from rich.console import Console
 from rich.markup import escape
@@ -21,3 +23,14 @@ def fail(message: str, code: int = 2) -> typer.Exit:
     # escape(): the message quotes user input (paths, values), which must not be read as rich markup.
     err.print(f"[bold red]error:[/] {escape(one_line(message))}", highlight=False)
     return typer.Exit(code)
+
+
+def dataset_paths(name: str, questions: Path | None, corpus: Path | None) -> tuple[Path, Path]:
+    from deepresearch.evals.dataset import DatasetError, bundled_dataset
+
+    if questions is not None or corpus is not None:
+        raise fail("--dataset names both the questions and their corpus: drop --questions/--corpus")
+    try:
+        return bundled_dataset(name)
+    except DatasetError as exc:
+        raise fail(str(exc)) from None

@@ -61,6 +61,31 @@ class RoundReport(BaseModel):
     seconds: dict[str, float] = Field(default_factory=dict)
     note: str = ""
 
+    def line(self) -> str:
+        """The round in one line, as `train` prints it."""
+        r = self
+        s = r.scores
+        parts = [f"round {r.round}: {r.rollout_runs} runs"]
+        if s.get("reward_mean") is not None:
+            parts.append(f"reward {s['reward_mean']:.3f} ({s.get('groups_kept', 0)}/{s.get('groups', 0)} groups kept)")
+        if r.failures:
+            parts.append(f"{len(r.failures)} failed runs")
+        if r.update is not None:
+            trained = f"{r.update.samples} of {r.samples} samples (roles trained)" if r.update.samples < r.samples \
+                else f"{r.samples} samples"
+            parts.append(f"{trained}, update {r.update.seconds:.0f} s ({r.update.tokens_per_s:.0f} tok/s) "
+                         f"loss {r.update.loss:+.4f}" + (f", peak GPU {r.update.peak_gpu_gib:.1f} GiB"
+                                                       if r.update.peak_gpu_gib else ""))
+        if r.adapter:
+            parts.append(f"adapter {r.adapter}")
+        if r.gate is not None:
+            parts.append(r.gate.line())
+        if r.adapter:
+            parts.append("now serving it" if r.published else "not published")
+        if r.note:
+            parts.append(r.note)
+        return " · ".join(parts)
+
 
 @dataclass
 class LoopContext:

@@ -102,6 +102,19 @@ def questions_from_runs(
     return items[:limit] if limit is not None else items
 
 
+def watch_round(store: Any, since: datetime, min_new_runs: int) -> list[TrainQuestion] | None:
+    """The questions `train --watch` trains its next round on, or None to keep waiting: enough new
+    logged questions since `since`, or any feedback since then (feedback may arrive on older runs:
+    their questions count as new too)."""
+    fresh = questions_from_runs(store, since=since)
+    rated_runs = {run_id for run_id, _score, _comment in store.feedback_since(since)}
+    if rated_runs:
+        seen = {q.question for q in fresh}
+        fresh += [q for q in questions_from_runs(store) if set(q.source_run_ids) & rated_runs
+                  and q.question not in seen]
+    return fresh if len(fresh) >= min_new_runs or rated_runs else None
+
+
 def common_search_source(items: list[TrainQuestion]) -> SearchSource | None:
     """The search set-up most of these questions were asked with (ties: the newest); None if none is known."""
     known = [q.search for q in items if q.search is not None]

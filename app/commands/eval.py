@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
-from deepresearch.app.console import err, fail, out
+from deepresearch.app.console import dataset_paths, err, fail, out
 from deepresearch.app.settings import get_settings
 
 if TYPE_CHECKING:
@@ -78,17 +78,6 @@ def _print_summary(summary: EvalSummary) -> None:
             format_ci(summary.metric(s, metric), DIGITS.get(metric, 3)) for s in summary.systems
         ))
     out.print(table)
-
-
-def dataset_paths(name: str, questions: Path | None, corpus: Path | None) -> tuple[Path, Path]:
-    from deepresearch.evals.dataset import DatasetError, bundled_dataset
-
-    if questions is not None or corpus is not None:
-        raise fail("--dataset names both the questions and their corpus: drop --questions/--corpus")
-    try:
-        return bundled_dataset(name)
-    except DatasetError as exc:
-        raise fail(str(exc)) from None
 
 
 @eval_app.callback()

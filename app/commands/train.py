@@ -22,7 +22,7 @@ from deepresearch.app.settings import get_settings
 if TYPE_CHECKING:
     from deepresearch.app.settings import Settings
     from deepresearch.train.config import TrainSettings
-    from deepresearch.train.loop import RoundReport, TrainLoop
+    from deepresearch.train.loop import TrainLoop
     from deepresearch.train.questions import TrainQuestion
 
 PHASES = ("rollout", "score", "update", "eval")
@@ -48,30 +48,6 @@ class RichPhases:
         task = self.tasks[phase]
         self.progress.reset(task, total=max(total, 1), completed=0, visible=True)
         return lambda n=1: self.progress.advance(task, n)
-
-
-def _round_line(r: RoundReport) -> str:
-    s = r.scores
-    parts = [f"round {r.round}: {r.rollout_runs} runs"]
-    if s.get("reward_mean") is not None:
-        parts.append(f"reward {s['reward_mean']:.3f} ({s.get('groups_kept', 0)}/{s.get('groups', 0)} groups kept)")
-    if r.failures:
-        parts.append(f"{len(r.failures)} failed runs")
-    if r.update is not None:
-        trained = f"{r.update.samples} of {r.samples} samples (roles trained)" if r.update.samples < r.samples \
-            else f"{r.samples} samples"
-        parts.append(f"{trained}, update {r.update.seconds:.0f} s ({r.update.tokens_per_s:.0f} tok/s) "
-                     f"loss {r.update.loss:+.4f}" + (f", peak GPU {r.update.peak_gpu_gib:.1f} GiB"
-                                                   if r.update.peak_gpu_gib else ""))
-    if r.adapter:
-        parts.append(f"adapter {r.adapter}")
-    if r.gate is not None:
-        parts.append(r.gate.line())
-    if r.adapter:
-        parts.append("now serving it" if r.published else "not published")
-    if r.note:
-        parts.append(r.note)
-    return " · ".join(parts)
 
 
 def _check_inputs(
@@ -162,7 +138,7 @@ def train(
 ) -> None:
     """Train the policy model's LoRA adapter with GRPO on its own rollouts; publish it if evals do not regress."""
     if dataset is not None:
-        from deepresearch.app.commands.eval import dataset_paths
+        from deepresearch.app.console import dataset_paths
 
         questions, corpus = dataset_paths(dataset, questions, corpus)
     _check_inputs(questions, from_runs, corpus, dev, group_size, rounds, per_round, temperature, launcher,
@@ -312,28 +288,23 @@ async def _fixed_rounds(loop: TrainLoop, items: list[TrainQuestion], cfg: TrainS
     for k in range(1, rounds + 1):
         picked = round_questions(items, k, cfg.rollout.questions_per_round, cfg.grpo.seed)
         report = await loop.run_round(picked)
-        bar.console.print(_round_line(report), markup=False, highlight=False)
+        bar.console.print(report.line(), markup=False, highlight=False)
     out.print(f"done: {rounds} round(s); serving {loop.ctx.registry.current or 'the base model'}")
 
 
 async def _watch(loop: TrainLoop, store: Any, cfg: TrainSettings, since: datetime | None, rounds: int, bar) -> None:
     """Wait for enough new logged questions, or feedback on logged runs, then train a round on them."""
-    from deepresearch.train.questions import questions_from_runs
+    from deepresearch.train.questions import watch_round
 
     mark = since or datetime.now(UTC)
     done = 0
     bar.console.print(f"watching for new runs and feedback (every {cfg.watch_poll_s:.0f} s; Ctrl-C stops)")
     while rounds == 0 or done < rounds:
-        fresh = questions_from_runs(store, since=mark)
-        rated_runs = {run_id for run_id, _score, _comment in store.feedback_since(mark)}
-        if rated_runs:  # feedback may arrive on older runs: their questions count as new too
-            seen = {q.question for q in fresh}
-            fresh += [q for q in questions_from_runs(store) if set(q.source_run_ids) & rated_runs
-                      and q.question not in seen]
-        if len(fresh) >= cfg.watch_min_new_runs or rated_runs:
+        fresh = watch_round(store, mark, cfg.watch_min_new_runs)
+        if fresh is not None:
             mark = datetime.now(UTC)
             report = await loop.run_round(fresh[: cfg.rollout.questions_per_round])
-            bar.console.print(_round_line(report), markup=False, highlight=False)
+            bar.console.print(report.line(), markup=False, highlight=False)
             done += 1
         else:
             await asyncio.sleep(cfg.watch_poll_s)

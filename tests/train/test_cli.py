@@ -180,15 +180,14 @@ def test_adapters_list_use_rollback(cli, data_dir):
 
 
 def test_round_line_says_how_many_samples_were_trained():
-    from deepresearch.app.commands.train import _round_line
     from deepresearch.train.loop import RoundReport
     from deepresearch.train.update import UpdateStats
 
     stats = UpdateStats(optimizer_steps=1, samples=2, processed_tokens=600, seconds=6.0)
     scoped = RoundReport(round=1, rollout_runs=2, samples=18, update=stats, adapter="grpo-0001", published=True)
-    assert "2 of 18 samples (roles trained), update 6 s (100 tok/s)" in _round_line(scoped)
+    assert "2 of 18 samples (roles trained), update 6 s (100 tok/s)" in scoped.line()
     every_role = scoped.model_copy(update={"samples": 2})
-    assert "· 2 samples, update 6 s" in _round_line(every_role)
-    assert "GPU" not in _round_line(every_role)  # CPU updates have no GPU peak to report
+    assert "· 2 samples, update 6 s" in every_role.line()
+    assert "GPU" not in every_role.line()  # CPU updates have no GPU peak to report
     on_gpu = every_role.model_copy(update={"update": stats.model_copy(update={"peak_gpu_gib": 27.94})})
-    assert "loss +0.0000, peak GPU 27.9 GiB" in _round_line(on_gpu)
+    assert "loss +0.0000, peak GPU 27.9 GiB" in on_gpu.line()
