@@ -13,12 +13,18 @@ from __future__ import annotations
 import re
 
 NOT_FOUND = "not found"
+YES_NO = ["yes", "no"]
 _AUXILIARIES = frozenset({
     "is", "are", "was", "were", "do", "does", "did", "can", "could", "has", "have", "had", "will", "would",
     "should", "am",
 })
-# ", A or B?" at the end: the alternatives the question offers (neither may contain a comma).
-_ALTERNATIVES = re.compile(r",\s*([^,?]+?)\s+or\s+([^,?]+?)\s*\?\s*$")
+# Where a question names its alternatives (neither may contain a comma): ", A or B?" (or ": A or B")
+# at the end, "Which director, A or B, was …", and "Between A and B, which …".
+_ALTERNATIVES = (
+    re.compile(r"[,:]\s*([^,:?]+?),?\s+or\s+([^,:?]+?)\s*\??\s*$"),
+    re.compile(r"^(?:which|who|what)\b[^,]*,\s*([^,?]+?)\s+or\s+([^,?]+?)\s*,", re.IGNORECASE),
+    re.compile(r"^(?:in\s+)?between\s+([^,?]+?)\s+and\s+([^,?]+?)\s*,?\s+(?:which|who)\b", re.IGNORECASE),
+)
 _MAX_OPTION_CHARS = 80
 
 
@@ -27,12 +33,15 @@ def answer_choices(question: str) -> list[str] | None:
     text = " ".join(question.split())
     words = text.split(" ")
     if words and words[0].lower() in _AUXILIARIES and " or " not in text.lower():
-        return ["yes", "no"]
-    match = _ALTERNATIVES.search(text)
-    if match:
+        return list(YES_NO)
+    for pattern in _ALTERNATIVES:
+        match = pattern.search(text)
+        if match is None:
+            continue
         options = [_strip_article(o) for o in match.groups()]
         if all(0 < len(o) <= _MAX_OPTION_CHARS for o in options) and options[0].lower() != options[1].lower():
             return options
+        return None
     return None
 
 

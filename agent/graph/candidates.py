@@ -65,7 +65,7 @@ def content_words(text: str) -> list[str]:
 _SUFFIXES = ("ing", "ed", "es", "s")
 
 
-def _stem(word: str) -> str:
+def stem(word: str) -> str:
     """A crude stem, enough to match "died" with "die" and "founded" with "founder": drop one common
     suffix, keep at most 5 letters."""
     for suffix in _SUFFIXES:
@@ -126,7 +126,7 @@ def answer_type_words(question: str) -> set[str]:
         lw = w.lower()
         if lw in STOP_WORDS or lw in ("did", "does", "do", "is", "was", "were", "are", "has", "had"):
             break
-        words.append(_stem(lw))
+        words.append(stem(lw))
     return set(words)
 
 
@@ -139,8 +139,8 @@ def question_terms(question: str) -> tuple[set[str], set[str]]:
     """
     entity: set[str] = set()
     for span in name_spans(question[:1].lower() + question[1:]):
-        entity |= {_stem(w) for w in content_words(span.text)}
-    words = {_stem(w) for w in content_words(question)}
+        entity |= {stem(w) for w in content_words(span.text)}
+    words = {stem(w) for w in content_words(question)}
     return entity & words, words - entity
 
 
@@ -169,9 +169,9 @@ def rank_candidates(question: str, sentences: Iterable[EvidenceSentence], k: int
         if not spans:
             continue
         s_words = [(m.group().lower(), m.start()) for m in WORD.finditer(sent.text)]
-        title_stems = {_stem(w) for w in content_words(sent.title)}
-        rel_hits = [(_stem(w), pos) for w, pos in s_words if _stem(w) in relation]
-        ent_shared = ({_stem(w) for w, _ in s_words} | title_stems) & entity
+        title_stems = {stem(w) for w in content_words(sent.title)}
+        rel_hits = [(stem(w), pos) for w, pos in s_words if stem(w) in relation]
+        ent_shared = ({stem(w) for w, _ in s_words} | title_stems) & entity
         # A hop's source is about the bridge, which the evidence named beside the question's entities.
         about = 1.0 if sent.hop else len(ent_shared) / len(entity) if entity else 0.0
         rel_share = len({w for w, _ in rel_hits}) / len(relation) if relation else 0.0
@@ -179,7 +179,7 @@ def rank_candidates(question: str, sentences: Iterable[EvidenceSentence], k: int
             key = _norm(span.text)
             if not key or key in GENERIC_NAMES:
                 continue
-            span_stems = {_stem(w) for w in key.split()}
+            span_stems = {stem(w) for w in key.split()}
             novelty = 1.0 - len(span_stems & q_stems) / len(span_stems)
             if f" {key} " in q_norm or novelty == 0.0:
                 continue  # the question's own words are not its answer
@@ -187,10 +187,10 @@ def rank_candidates(question: str, sentences: Iterable[EvidenceSentence], k: int
             near = min((abs(pos - span.start) if pos < span.start else pos - end
                         for _, pos in rel_hits if not span.start <= pos < end), default=None)
             nearness = 0.0 if near is None else 1.0 / (1.0 + near / 25.0)
-            if span.kind == "date" and (life := _life_date(sent.text, span.start)):
+            if span.kind == "date" and (life := life_date(sent.text, span.start)):
                 if life & relation:
                     nearness, rel_share = 1.0, len({w for w, _ in rel_hits} | (life & relation)) / len(relation)
-                elif (_BIRTH | _DEATH) & relation:  # a birth date for a question about a death, or back
+                elif (BIRTH | DEATH) & relation:  # a birth date for a question about a death, or back
                     nearness = 0.0
             typed = _typed(sent.text, span, end, type_words)
             score = (w["about"] * about + w["relation"] * rel_share + w["near"] * nearness + w["novel"] * novelty
@@ -209,18 +209,18 @@ def rank_candidates(question: str, sentences: Iterable[EvidenceSentence], k: int
     return sorted(best.values(), key=lambda c: (-c.score, c.source))[:k]
 
 
-_BIRTH = frozenset({"born", "birth", "b"})
-_DEATH = frozenset({"die", "death", "dead", "kill", "d"})
+BIRTH = frozenset({"born", "birth", "b"})
+DEATH = frozenset({"die", "death", "dead", "kill", "d"})
 
 
-def _life_date(sentence: str, start: int) -> frozenset[str]:
+def life_date(sentence: str, start: int) -> frozenset[str]:
     """Whether a date is a birth or a death: "born 1640", "died on 16 April 1689", or in
     "Name (1640 – 16 April 1689)" before or after the dash. Empty when it says neither."""
-    before = [_stem(w.lower()) for w in WORD.findall(sentence[max(0, start - 25):start])][-3:]
-    if _BIRTH & set(before):
-        return _BIRTH
-    if _DEATH & set(before):
-        return _DEATH
+    before = [stem(w.lower()) for w in WORD.findall(sentence[max(0, start - 25):start])][-3:]
+    if BIRTH & set(before):
+        return BIRTH
+    if DEATH & set(before):
+        return DEATH
     depth, opened = 0, -1
     for i in range(start - 1, -1, -1):  # the innermost "(" still open at `start` (skipping closed pairs)
         if sentence[i] == ")":
@@ -237,7 +237,7 @@ def _life_date(sentence: str, start: int) -> frozenset[str]:
     dash = max(inside.rfind("–"), inside.rfind("—"), inside.rfind(" - "))
     if dash < 0:
         return frozenset()
-    return _DEATH if start > opened + dash else _BIRTH
+    return DEATH if start > opened + dash else BIRTH
 
 
 def _shape(sentence: str, span: Span, asks: str | None) -> float:
@@ -256,8 +256,8 @@ def _typed(sentence: str, span: Span, end: int, type_words: set[str]) -> float:
     """1 when the words just before (or after) the span name the answer's type, else 0."""
     if not type_words:
         return 0.0
-    before = [_stem(w.lower()) for w in WORD.findall(sentence[max(0, span.start - 40):span.start])][-3:]
-    after = [_stem(w.lower()) for w in WORD.findall(sentence[end:end + 20])][:1]
+    before = [stem(w.lower()) for w in WORD.findall(sentence[max(0, span.start - 40):span.start])][-3:]
+    after = [stem(w.lower()) for w in WORD.findall(sentence[end:end + 20])][:1]
     return 1.0 if type_words & set(before + after) else 0.0
 
 

@@ -281,6 +281,26 @@ class AnswerScored(RunEvent):
 
 
 @dataclass(frozen=True)
+class OptionDecided(RunEvent):
+    """An "A or B" question: the option the evidence decided for (`option`, by `rule`, on `quote`), or
+    None when it did not and the writer's model chooses between them."""
+
+    trace_kind: ClassVar[str | None] = "option_decision"
+    options: list[str]
+    option: str | None = None
+    rule: str | None = None
+    quote: str = ""
+
+    def trace_payload(self) -> dict[str, Any]:
+        return {"options": self.options, "option": self.option, "rule": self.rule, "quote": self.quote}
+
+    @classmethod
+    def from_trace(cls, payload: dict[str, Any]) -> OptionDecided:
+        return cls(options=[str(o) for o in payload.get("options") or []], option=payload.get("option"),
+                   rule=payload.get("rule"), quote=str(payload.get("quote", "")))
+
+
+@dataclass(frozen=True)
 class CitationsChecked(RunEvent):
     """The report's citations after the check; `answer_options` is what the writer could answer."""
 
@@ -325,7 +345,7 @@ def event_of(kind: str, payload: dict[str, Any]) -> RunEvent | None:
 
 _READERS: dict[str, type[RunEvent]] = {
     cls.trace_kind: cls for cls in (PlanReviewed, BridgeChosen, Stopped, Replanning, RepeatSkipped, FindingMade,
-                                    AnswerScored, CitationsChecked) if cls.trace_kind is not None
+                                    AnswerScored, OptionDecided, CitationsChecked) if cls.trace_kind is not None
 }
 
 

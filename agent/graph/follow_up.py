@@ -2,7 +2,8 @@
 
 The names come from the sentences read so far (the best-ranked names the question does not mention);
 the model chooses which one the answer depends on, under a grammar that offers only those names.
-Questions whose answer form is fixed (yes/no, "A or B") need no hop.
+Questions whose answer form is fixed need no hop: a yes/no question none, an "A or B" question a search
+for each option not searched yet, so the evidence can decide between them.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from deepresearch.agent.prompts import load_prompt
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 
-from .answer_form import answer_choices
+from .answer_form import YES_NO, answer_choices
 from .candidates import BRIDGE_W, rank_candidates
 from .context import MalformedOutput, ResearchContext
 from .events import BridgeChosen
@@ -31,11 +32,33 @@ async def follow_up(state: ResearchState, runtime: Runtime[ResearchContext]) -> 
 ]:
     """A step searching the bridge entity goes back to the coordinator to be dispatched; with no hop to
     make, the run is finished and the writer answers."""
+    choices = answer_choices(state["question"])
+    if choices is not None and choices != YES_NO:
+        steps = option_steps(state, choices, runtime.context)
+        if steps:
+            return Command(goto="coordinator", update={"plan": steps})
     step, usage = await bridge_step(state, runtime.context)
     update: dict = {"usage": usage} if usage else {}
     if step is None:
         return Command(goto="writer", update={**update, "stop_reason": "finished", "stop_detail": ""})
     return Command(goto="coordinator", update={**update, "plan": [step]})
+
+
+def option_steps(state: ResearchState, options: list[str], ctx: ResearchContext) -> list[PlanStep]:
+    """For an "A or B" question: a search for each option not searched yet, so that both options'
+    own sources are read and the evidence can decide between them (comparison.py)."""
+    made = {normalise(c["input"]) for c in state.get("tool_calls", []) if c["tool"] == "search"}
+    plan = state.get("plan", [])
+    first = max((s["id"] for s in plan), default=0) + 1
+    steps: list[PlanStep] = []
+    for option in options:
+        if normalise(option) in made:
+            continue
+        step = PlanStep(id=first + len(steps), goal=f"find: {option}", tool="search", query=option,
+                        done_when="a source describes it", status="pending", round=-1)
+        ctx.record(BridgeChosen(search=option, options=options, step=step))
+        steps.append(step)
+    return steps
 
 
 async def bridge_step(state: ResearchState, ctx: ResearchContext) -> tuple[PlanStep | None, Usage | None]:

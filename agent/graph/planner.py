@@ -61,7 +61,15 @@ async def planner(state: ResearchState, runtime: Runtime[ResearchContext]) -> Co
             load_prompt("planner"), PlanOut, plan_schema(tools, max_steps), step="planner",
             question=question, max_steps=max_steps, memory=memory_text, feedback=feedback,
         )
-        planned = [s for s in plan.steps if " ".join(s.query.split()).lower() != " ".join(question.split()).lower()]
+        # One step per distinct query: the question is searched anyway, and a repeated query (a small
+        # model often plans the same search twice) would run twice in the same round.
+        seen = {" ".join(question.split()).lower()}
+        planned = []
+        for s in plan.steps:
+            key = " ".join(s.query.split()).lower()
+            if key not in seen:
+                seen.add(key)
+                planned.append(s)
         steps = [
             PlanStep(id=first_id + i, goal=s.goal or f"{s.tool}: {s.query}", tool=s.tool, query=s.query,
                      done_when=s.done_when or "a source answers it", status="pending", round=-1)

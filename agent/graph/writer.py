@@ -2,8 +2,9 @@
 then the citation check; unsupported citations are removed from the text and flagged.
 
 The direct answer is chosen, not written: one of the question's answer-form choices (yes/no, "A or
-B"), one of the answer candidates taken from the sentences the run read (candidates.py), or "not
-found", enforced by the grammar. A chosen span cites the sentence it came from.
+B" — or the one option the evidence decides for, comparison.py), one of the answer candidates taken
+from the sentences the run read (candidates.py), or "not found", enforced by the grammar. A chosen
+span or option cites the sentence it came from.
 """
 
 from __future__ import annotations
@@ -11,12 +12,13 @@ from __future__ import annotations
 from deepresearch.agent.prompts import load_prompt
 from langgraph.runtime import Runtime
 
-from .answer_form import NOT_FOUND, answer_choices
+from .answer_form import NOT_FOUND, YES_NO, answer_choices
 from .answer_scoring import rerank
 from .candidates import Candidate, rank_candidates
 from .citations import check_citation
+from .comparison import choose_option
 from .context import MalformedOutput, ResearchContext
-from .events import CitationsChecked
+from .events import CitationsChecked, OptionDecided
 from .findings import render_findings, unique_findings
 from .reading import read_sentences
 from .schemas import ReportPoint, WriterOut, writer_schema
@@ -68,21 +70,35 @@ def answer_finding(candidate: Candidate, sources: list[SourceRead]) -> Finding:
                    start=-1, end=-1)
 
 
+async def answer_options(state: ResearchState, ctx: ResearchContext) -> tuple[list[str], list[Candidate]]:
+    """The answers the writer may give besides "not found", and the candidates (with the sentence each
+    cites) among them: yes/no as they are; "A or B" narrowed to the option the evidence decides for,
+    when it decides; otherwise the best-ranked spans of the evidence."""
+    question = state["question"]
+    choices = answer_choices(question)
+    if choices == YES_NO:
+        return choices, []
+    sentences = read_sentences(state.get("sources", []), ctx.toolbox.source_text)
+    if choices is not None:
+        decided = choose_option(question, choices, sentences)
+        ctx.record(OptionDecided(options=choices, option=decided.option if decided else None,
+                                 rule=decided.rule if decided else None, quote=decided.quote if decided else ""))
+        if decided is None:
+            return choices, []
+        return [decided.option], [Candidate(decided.option, 0.0, decided.quote, 0, decided.url)]
+    bridges = [s["bridge"] for s in state.get("plan", []) if s.get("bridge")]
+    candidates = rank_candidates(question, sentences, k=RERANK_POOL, bridges=bridges)
+    candidates = (await rerank(ctx, question, candidates))[:ANSWER_OPTIONS]
+    return [c.text for c in candidates], candidates
+
+
 async def writer(state: ResearchState, runtime: Runtime[ResearchContext]) -> dict:
     ctx = runtime.context
     question = state["question"]
     findings = unique_findings(state.get("findings", []))[: ctx.settings.max_sources_in_prompt]
     reason = state.get("stop_reason") or "finished"
     note = STOP_NOTES.get(reason, "").format(detail=state.get("stop_detail", ""))
-    choices = answer_choices(question)
-    candidates: list[Candidate] = []
-    if choices is None:
-        sources = state.get("sources", [])
-        bridges = [s["bridge"] for s in state.get("plan", []) if s.get("bridge")]
-        candidates = rank_candidates(question, read_sentences(sources, ctx.toolbox.source_text),
-                                     k=RERANK_POOL, bridges=bridges)
-        candidates = (await rerank(ctx, question, candidates))[:ANSWER_OPTIONS]
-        choices = [c.text for c in candidates]
+    choices, candidates = await answer_options(state, ctx)
     update: dict = {}
     try:
         out, usage = await ctx.ask_model(

@@ -46,3 +46,18 @@ async def test_a_yes_no_question_reaches_the_writer_with_its_choices(toolbox, st
     assert writer.json_schema["properties"]["answer"]["enum"] == ["yes", "no", "not found"]
     assert "Candidates:\n- yes\n- no\n" in user_text(writer)
     assert result.answer == "yes"
+
+
+@pytest.mark.parametrize(("question", "choices"), [
+    ("Which genus has more species: Sarracenia or Butea?", ["Sarracenia", "Butea"]),
+    ("Which magazine has more issues per month, Club or Pro Football Weekly", ["Club", "Pro Football Weekly"]),
+    ("Which director, John Schlesinger or Barbara Albert, was also a writer?", ["John Schlesinger", "Barbara Albert"]),
+    ("Between Gareth Evans and Pierre Chenal, who's had a more diverse career?", ["Gareth Evans", "Pierre Chenal"]),
+    ("In between Liberty and MIT Technology Review which has a circulation of over 200,000?",
+     ["Liberty", "MIT Technology Review"]),
+    ("Which music group has the most members, DC Talk, or Manchester Orchestra?", ["DC Talk", "Manchester Orchestra"]),
+    # A free question that merely contains "or" and a comma is not a choice.
+    ("What did the author of Dune, Frank Herbert, write?", None),
+])
+def test_answer_choices_where_the_alternatives_stand_elsewhere(question, choices):
+    assert answer_choices(question) == choices
