@@ -45,7 +45,7 @@ app = typer.Typer(
 
 # Each module exposes register(app). Heavy imports stay inside command bodies.
 COMMAND_MODULES = ["ask", "tui", "doctor", "runs", "index", "web", "model", "eval", "train", "adapters",
-                   "memory"]
+                   "memory", "serve", "mcp"]
 
 
 def _version(value: bool) -> None:

@@ -23,7 +23,8 @@ REPAIR_HINT = "move it aside with `deepresearch runs repair` (the next command s
 # OS errors that say the machine, not the input, is at fault.
 _INFRASTRUCTURE = {errno.ENOSPC, errno.EROFS, errno.EIO, errno.EDQUOT, errno.EMFILE, errno.ENFILE}
 # Commands that read or write the data dir; `doctor` reports a bad one itself, others never touch it.
-DATA_COMMANDS = frozenset({"ask", "tui", "runs", "index", "web", "train", "eval", "adapters", "memory"})
+DATA_COMMANDS = frozenset({"ask", "tui", "runs", "index", "web", "train", "eval", "adapters", "memory", "serve",
+                           "mcp"})
 
 
 class DataDirError(SettingsError):

@@ -25,6 +25,7 @@ from pydantic_settings import (
 )
 from pydantic_settings import SettingsError as SourceError
 
+from .service.config import ApiSettings
 from .settings_sources import SettingsError, check_environment, read_toml
 
 __all__ = ["ENV_PREFIX", "Paths", "Settings", "SettingsError", "get_settings", "load_settings", "set_settings"]
@@ -87,6 +88,7 @@ class Settings(BaseSettings):
     serve: VLLMServeSettings = Field(default_factory=VLLMServeSettings)
     train: TrainSettings = Field(default_factory=TrainSettings)
     eval: EvalSettings = Field(default_factory=EvalSettings)
+    api: ApiSettings = Field(default_factory=ApiSettings)  # `deepresearch serve` and `mcp --transport http`
 
     @model_validator(mode="after")
     def _fill_lower_layers(self) -> Settings:
