@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .spans import GENERIC_NAMES, STOP_WORDS, WORD, AnswerKind, Span, name_spans, spans_of
 
@@ -91,13 +91,14 @@ class Candidate:
     source: int  # search rank of that sentence's source
     url: str = ""  # that source
     count: int = 1
+    features: dict[str, float] = field(default_factory=dict)  # what the score weighs (see W)
 
 
-BRIDGE_PENALTY = 0.5
 # Feature weights (tuned on pool *train* questions; the eval's dev questions were not looked at).
-W = {"about": 0.5, "relation": 3.0, "near": 1.5, "novel": 2.0, "source": 0.4, "typed": 1.5, "shape": 1.0}
+W = {"about": 0.5, "relation": 3.0, "near": 1.5, "novel": 2.0, "source": 0.4, "typed": 1.5, "shape": 1.0,
+     "kind": 1.0, "bridge": -0.5, "repeats": 0.2}
 # For the bridge of a multi-hop question, being named where the question's entities are matters most.
-BRIDGE_W = {"about": 2.0, "relation": 0.5, "near": 1.5, "novel": 1.0, "source": 0.0}
+BRIDGE_W = {"about": 2.0, "relation": 0.5, "near": 1.5, "novel": 1.0, "source": 0.0, "kind": 1.0, "repeats": 0.2}
 
 
 @dataclass(frozen=True)
@@ -107,6 +108,7 @@ class EvidenceSentence:
     title: str = ""
     hop: bool = False  # found by a follow-up search for a bridge entity
     url: str = ""  # the source it belongs to
+    position: int = 0  # its index among its source's sentences (0: the lead, which defines the subject)
 
 
 _WH_HEAD = re.compile(r"\b(?:what|which|whose)\s+((?:[\w'’\-]+\s+){0,3}[\w'’\-]+)", re.IGNORECASE)
@@ -170,6 +172,7 @@ def rank_candidates(question: str, sentences: Iterable[EvidenceSentence], k: int
             continue
         s_words = [(m.group().lower(), m.start()) for m in WORD.finditer(sent.text)]
         title_stems = {stem(w) for w in content_words(sent.title)}
+        title_key = _norm(re.sub(r"\s*\([^)]*\)\s*$", "", sent.title))
         rel_hits = [(stem(w), pos) for w, pos in s_words if stem(w) in relation]
         ent_shared = ({stem(w) for w, _ in s_words} | title_stems) & entity
         # A hop's source is about the bridge, which the evidence named beside the question's entities.
@@ -192,20 +195,23 @@ def rank_candidates(question: str, sentences: Iterable[EvidenceSentence], k: int
                     nearness, rel_share = 1.0, len({w for w, _ in rel_hits} | (life & relation)) / len(relation)
                 elif (BIRTH | DEATH) & relation:  # a birth date for a question about a death, or back
                     nearness = 0.0
-            typed = _typed(sent.text, span, end, type_words)
-            score = (w["about"] * about + w["relation"] * rel_share + w["near"] * nearness + w["novel"] * novelty
-                     + w["source"] / (1 + sent.source) + w.get("typed", 0.0) * typed
-                     + w.get("shape", 0.0) * _shape(sent.text, span, asks)
-                     + _kind_bonus(span, kind, asks_year))
-            if key in bridge_keys:
-                score -= BRIDGE_PENALTY
+            features = {
+                "about": about, "relation": rel_share, "near": nearness, "novel": novelty,
+                "source": 1.0 / (1 + sent.source), "typed": _typed(sent.text, span, end, type_words),
+                "shape": _shape(sent.text, span, asks), "kind": _kind_bonus(span, kind, asks_year),
+                "bridge": float(key in bridge_keys), "hop": float(sent.hop), "lead": float(sent.position == 0),
+                "subject": float(key == title_key), "early": 1.0 - span.start / max(1, len(sent.text)),
+            }
+            score = sum(w.get(name, 0.0) * value for name, value in features.items())
             old = best.get(key)
             if old is None or score > old.score:
-                best[key] = Candidate(span.text, score, sent.text, sent.source, sent.url, (old.count if old else 0) + 1)
+                best[key] = Candidate(span.text, score, sent.text, sent.source, sent.url,
+                                      (old.count if old else 0) + 1, features)
             else:
                 old.count += 1
     for cand in best.values():
-        cand.score += 0.2 * math.log(cand.count)
+        cand.features["repeats"] = math.log(cand.count)
+        cand.score += w.get("repeats", 0.0) * cand.features["repeats"]
     return sorted(best.values(), key=lambda c: (-c.score, c.source))[:k]
 
 

@@ -25,5 +25,6 @@ def read_sentences(sources: list[SourceRead], source_text: Callable[[str], str |
         text = source_text(src["url"])
         if not text:
             continue
-        out += [EvidenceSentence(s, src["rank"], src["title"], src["hop"], src["url"]) for s in split_sentences(text)]
+        out += [EvidenceSentence(s, src["rank"], src["title"], src["hop"], src["url"], position=i)
+                for i, s in enumerate(split_sentences(text))]
     return out
