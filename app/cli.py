@@ -22,6 +22,8 @@ EXAMPLES = """Examples:
   deepresearch runs list
   deepresearch memory list
   deepresearch doctor
+  deepresearch serve                     (HTTP API; docs at http://127.0.0.1:8080/docs)
+  deepresearch mcp                       (MCP server for Claude Desktop, Cursor, agents)
 Every command has its own --help with examples."""
 
 

@@ -77,11 +77,12 @@ def mcp(
 
 
 MCP_EXAMPLES = """Examples:
-  deepresearch mcp                                  (stdio: what a client config's "command" runs)
-  deepresearch mcp --transport http --port 8765     (streamable HTTP at http://127.0.0.1:8765/mcp)
-Client config (Claude Desktop, claude_desktop_config.json):
-  {"mcpServers": {"deepresearch": {"command": "/path/to/.venv/bin/deepresearch", "args": ["mcp"]}}}
-Exit codes: 0 stopped · 2 bad settings, no token off loopback, or the port cannot be listened on"""
+  deepresearch mcp                         (stdio: what a client config runs)
+  deepresearch mcp -t http --port 8765     (streamable HTTP at /mcp)
+Claude Desktop (claude_desktop_config.json):
+  {"mcpServers": {"deepresearch":
+    {"command": ".venv/bin/deepresearch", "args": ["mcp"]}}}
+Exit codes: 0 stopped · 2 bad settings, no token off loopback, or a busy port"""
 
 
 def register(app: typer.Typer) -> None:

@@ -71,13 +71,12 @@ def serve(
 
 
 SERVE_EXAMPLES = """Examples:
-  deepresearch serve                                             (http://127.0.0.1:8080, docs at /docs)
-  curl -s localhost:8080/runs -d '{"question": "Who designed the Analytical Engine?", "offline": true}' \\
-       -H 'content-type: application/json'                       (→ {"id": …, "events_url": …})
-  curl -N localhost:8080/runs/RUN_ID/events                      (Server-Sent Events until RunFinished)
-  curl localhost:8080/runs/RUN_ID/report?format=html
-  DEEPRESEARCH_API__TOKEN=secret deepresearch serve --host 0.0.0.0   (clients send Authorization: Bearer secret)
-Exit codes: 0 stopped · 2 bad settings, no token off loopback, or the port cannot be listened on"""
+  deepresearch serve              (http://127.0.0.1:8080, docs at /docs)
+  curl localhost:8080/runs -d '{"question": "…"}' -H 'content-type: application/json'
+  curl -N localhost:8080/runs/RUN_ID/events         (SSE, until RunFinished)
+  curl localhost:8080/runs/RUN_ID/report?format=html       (md pdf json)
+  DEEPRESEARCH_API__TOKEN=secret deepresearch serve --host 0.0.0.0
+Exit codes: 0 stopped · 2 bad settings, no token off loopback, or a busy port"""
 
 
 def register(app: typer.Typer) -> None:

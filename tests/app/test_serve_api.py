@@ -88,6 +88,8 @@ def test_a_run_streams_its_typed_events_in_order_then_serves_its_report(api):
     assert md.text == finished.report
     html = client.get(f"/runs/{run_id}/report", params={"format": "html"})
     assert html.headers["content-type"].startswith("text/html") and QUESTION in html.text
+    pdf = client.get(f"/runs/{run_id}/report", params={"format": "pdf"})  # printed by the installed Chromium
+    assert pdf.headers["content-type"] == "application/pdf" and pdf.content.startswith(b"%PDF-")
     as_json = client.get(f"/runs/{run_id}/report", params={"format": "json"}).json()
     assert as_json["answer"] == finished.answer and as_json["run_id"] == run_id
 
