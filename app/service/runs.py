@@ -128,7 +128,9 @@ class LiveRun:
     pending_plan: list[dict[str, Any]] | None = None
     tools: list[str] = field(default_factory=list)
     _decision: asyncio.Future[dict[str, Any]] | None = None
-    _changed: asyncio.Condition = field(default_factory=asyncio.Condition)
+    # Set (and replaced) on every new event: a waiter holds the one it awaits, so none misses a wake-up,
+    # and no task is spawned per event.
+    _wake: asyncio.Event = field(default_factory=asyncio.Event)
     task: asyncio.Task[None] | None = None
 
     @property
@@ -138,16 +140,13 @@ class LiveRun:
     def publish(self, event: RunEvent | BaseModel) -> None:
         """Keep the event and wake every subscriber (called from the graph's event callback, on the loop)."""
         self.events.append(encode(event))
-        asyncio.get_running_loop().create_task(self._notify())
-
-    async def _notify(self) -> None:
-        async with self._changed:
-            self._changed.notify_all()
+        woken, self._wake = self._wake, asyncio.Event()
+        woken.set()
 
     async def wait_beyond(self, seen: int) -> None:
         """Until there are more than `seen` events or the run has ended."""
-        async with self._changed:
-            await self._changed.wait_for(lambda: len(self.events) > seen or self.ended)
+        while len(self.events) <= seen and not self.ended:
+            await self._wake.wait()
 
     async def review(self, plan: list[dict[str, Any]]) -> dict[str, Any]:
         """The graph's approve callback: wait for POST /runs/{id}/plan."""
