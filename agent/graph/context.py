@@ -19,7 +19,7 @@ from deepresearch.agent.model.types import Completion, Sampling
 from deepresearch.agent.prompts import Prompt
 from deepresearch.agent.trace.store import TraceStore
 from deepresearch.tools.base import ToolOutcome
-from langgraph.config import get_stream_writer
+from langgraph.config import get_config, get_stream_writer
 from pydantic import BaseModel, ValidationError
 
 from .events import MalformedReply, RunEvent, log_event
@@ -70,7 +70,7 @@ class ResearchContext:
                                                adapter=self.policy.adapter_for(prompt.role))
             self.store.log_llm_call(self.run_id, prompt.role, messages, completion,
                                     prompt_version=prompt.version, step=step, temperature=sampling.temperature,
-                                    seed=sampling.seed)
+                                    seed=sampling.seed, task=current_task())
             usage["llm_tokens"] += len(completion.prompt_token_ids) + len(completion.completion_token_ids)
             usage["llm_calls"] += 1
             try:
@@ -91,14 +91,23 @@ class ResearchContext:
     def record(self, event: RunEvent) -> None:
         """The one way nodes report what happened: kept in the trace and/or shown as progress, as the
         event's type says (events.py)."""
-        log_event(self.store, self.run_id, event)
+        log_event(self.store, self.run_id, event, current_task())
         if event.streamed:
             get_stream_writer()(event)
 
     async def use_tool(self, name: str, raw: dict[str, Any], *, step: str | None = None) -> ToolOutcome:
         outcome = await self.toolbox.invoke(name, raw)
-        self.store.log_tool_call(self.run_id, outcome, step=step)
+        self.store.log_tool_call(self.run_id, outcome, step=step, task=current_task())
         return outcome
+
+
+def current_task() -> str | None:
+    """The id of the graph task (one node run) making a call, logged with it. A resume re-runs a task cut
+    short under the same id, which is how its earlier events are found and set aside (run.py)."""
+    try:
+        return get_config()["configurable"].get("__pregel_task_id")
+    except (RuntimeError, KeyError):  # outside a graph run
+        return None
 
 
 def call_seed(run_seed: int, key: str) -> int:

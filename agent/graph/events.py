@@ -325,10 +325,11 @@ class CitationsChecked(RunEvent):
 
 
 # --- the trace ----------------------------------------------------------------------------------
-def log_event(store: TraceStore, run_id: str, event: RunEvent) -> None:
-    """Keep `event` in the run's trace (callers outside the graph, e.g. the eval baselines)."""
+def log_event(store: TraceStore, run_id: str, event: RunEvent, task: str | None = None) -> None:
+    """Keep `event` in the run's trace (callers outside the graph, e.g. the eval baselines; `task`: the graph
+    task recording it)."""
     if event.trace_kind is not None:
-        store.log_event(run_id, event.trace_kind, event.trace_payload())
+        store.log_event(run_id, event.trace_kind, event.trace_payload(), task)
 
 
 def event_of(kind: str, payload: dict[str, Any]) -> RunEvent | None:

@@ -58,6 +58,19 @@ async def _checkpointer(stack: AsyncExitStack, path: Path | None):
     return await stack.enter_async_context(AsyncSqliteSaver.from_conn_string(str(path)))
 
 
+# Writes a task leaves when it did not finish: it runs again on resume (LangGraph's ERROR/INTERRUPT/RESUME).
+_UNFINISHED_WRITES = frozenset({"__error__", "__interrupt__", "__resume__"})
+
+
+async def _cut_short(graph: Any, config: dict[str, Any], snapshot: Any) -> list[str]:
+    """The tasks of the checkpoint's next step that did not finish: a resume runs them again from their start
+    (same task ids), so what they logged before the kill is superseded. Tasks of that step that finished
+    have their writes saved and are not run again; their events stand."""
+    saved = await graph.checkpointer.aget_tuple(config)
+    finished = {task for task, channel, _ in (saved.pending_writes or []) if channel not in _UNFINISHED_WRITES}
+    return [t.id for t in snapshot.tasks if t.id not in finished]
+
+
 @dataclass(frozen=True)
 class ResearchRuntime:
     """What a run runs on: the model, the tools, the trace store and the agent's settings."""
@@ -113,6 +126,7 @@ async def research(
             snapshot = await graph.aget_state(config)
             if not snapshot.values:
                 raise ResumeError(f"run {run_id} has no checkpoint to resume from (was it run with --no-checkpoint?)")
+            store.supersede(run_id, await _cut_short(graph, config, snapshot))
             graph_input: Any = None
         else:
             graph_input = {"question": question, "started_at": started, "round": 0}

@@ -43,6 +43,13 @@ MIGRATIONS: list[str] = [
     CREATE INDEX feedback_run ON feedback(run_id);
     CREATE INDEX feedback_ts ON feedback(ts);
     """,
+    # 3: which graph task logged an event, and the resume that superseded it (that task ran again after a
+    # kill, so its earlier events would otherwise be counted twice by the trainer and the evals)
+    """
+    ALTER TABLE events ADD COLUMN task TEXT;
+    ALTER TABLE events ADD COLUMN superseded_by INTEGER;
+    CREATE INDEX events_task ON events(run_id, task);
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

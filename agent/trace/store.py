@@ -92,22 +92,45 @@ class TraceStore:
             )
         return run_id
 
-    def log_event(self, run_id: str, kind: str, payload: dict[str, Any]) -> int:
-        """Append one event and commit it; returns its sequence number within the run."""
+    def log_event(self, run_id: str, kind: str, payload: dict[str, Any], task: str | None = None) -> int:
+        """Append one event and commit it; returns its sequence number within the run. `task` is the graph
+        task that logged it (what `supersede` goes by when that task runs again after a resume)."""
         with self._db() as db:
-            # The INSERT ... SELECT picks the next seq atomically inside one statement.
-            cur = db.execute(
-                "INSERT INTO events (run_id, seq, kind, ts, payload) "
-                "SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ? FROM events WHERE run_id = ? "
-                "RETURNING seq",
-                (run_id, kind, time.time(), _dumps(payload), run_id),
-            )
-            return int(cur.fetchone()[0])
+            return self._insert(db, run_id, kind, payload, task)
+
+    @staticmethod
+    def _insert(db: sqlite3.Connection, run_id: str, kind: str, payload: dict[str, Any], task: str | None) -> int:
+        # The INSERT ... SELECT picks the next seq atomically inside one statement.
+        cur = db.execute(
+            "INSERT INTO events (run_id, seq, kind, ts, payload, task) "
+            "SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ? FROM events WHERE run_id = ? "
+            "RETURNING seq",
+            (run_id, kind, time.time(), _dumps(payload), task, run_id),
+        )
+        return int(cur.fetchone()[0])
+
+    def supersede(self, run_id: str, tasks: list[str]) -> int:
+        """Mark a resume: log a `resumed` event and set aside every earlier event of `tasks`, the graph tasks
+        that were cut short and will run again from their start. The events stay in the file
+        (`events(..., superseded=True)`); readers see each call once. Returns how many were set aside."""
+        marks = ",".join("?" * len(tasks))
+        with self._db() as db:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                where = f"run_id = ? AND superseded_by IS NULL AND task IN ({marks})"
+                count = db.execute(f"SELECT COUNT(*) FROM events WHERE {where}", (run_id, *tasks)).fetchone()[0]
+                seq = self._insert(db, run_id, "resumed", {"tasks": tasks, "superseded": count}, None)
+                db.execute(f"UPDATE events SET superseded_by = ? WHERE {where} AND seq < ?", (seq, run_id, *tasks, seq))
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+        return int(count)
 
     def log_llm_call(
         self, run_id: str, role: str, messages: list[dict[str, Any]], completion: Completion,
         prompt_version: str | None = None, step: str | None = None, temperature: float | None = None,
-        seed: int | None = None,
+        seed: int | None = None, task: str | None = None,
     ) -> int:
         payload = completion.model_dump(mode="json")
         payload.update(role=role, messages=messages, prompt_version=prompt_version, step=step)
@@ -115,12 +138,13 @@ class TraceStore:
             payload["temperature"] = temperature
         if seed is not None:
             payload["seed"] = seed
-        return self.log_event(run_id, "llm", payload)
+        return self.log_event(run_id, "llm", payload, task)
 
-    def log_tool_call(self, run_id: str, outcome: ToolOutcome, step: str | None = None) -> int:
+    def log_tool_call(self, run_id: str, outcome: ToolOutcome, step: str | None = None,
+                      task: str | None = None) -> int:
         payload = outcome.model_dump(mode="json")
         payload["step"] = step
-        return self.log_event(run_id, "tool", payload)
+        return self.log_event(run_id, "tool", payload, task)
 
     def finish_run(
         self, run_id: str, status: str, answer: str | None, report: str | None,
@@ -208,11 +232,14 @@ class TraceStore:
             rows = db.execute(sql, args).fetchall()
         return [self._record(r) for r in rows]
 
-    def events(self, run_id: str, kind: str | None = None) -> list[TraceEvent]:
-        return list(self.iter_events(run_id, kind))
+    def events(self, run_id: str, kind: str | None = None, superseded: bool = False) -> list[TraceEvent]:
+        return list(self.iter_events(run_id, kind, superseded))
 
-    def iter_events(self, run_id: str, kind: str | None = None) -> Iterator[TraceEvent]:
+    def iter_events(self, run_id: str, kind: str | None = None, superseded: bool = False) -> Iterator[TraceEvent]:
+        """The run's events in order; without `superseded`, not those a resume set aside (see `supersede`)."""
         sql, args = "SELECT seq, kind, ts, payload FROM events WHERE run_id=?", [run_id]
+        if not superseded:
+            sql += " AND superseded_by IS NULL"
         if kind:
             sql += " AND kind=?"
             args.append(kind)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -46,9 +46,14 @@ def instance(schema: dict[str, Any], defs: dict[str, Any] | None = None) -> Any:
 class FakeOpenAIServer(ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self) -> None:
+    def __init__(self, hold: Callable[[dict[str, Any]], bool] | None = None) -> None:
         super().__init__(("127.0.0.1", 0), _Handler)
         self.authorizations: list[str] = []
+        # `hold(request)` true: that request is not answered (its client waits, e.g. to be killed mid-call);
+        # `held` is set when the first such request arrives.
+        self.hold = hold
+        self.held = threading.Event()
+        self.release = threading.Event()
 
     @property
     def base_url(self) -> str:
@@ -75,7 +80,14 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:  # noqa: N802
         self.server.authorizations.append(self.headers.get("Authorization", ""))
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        raw = self.rfile.read(int(self.headers["Content-Length"]))
+        if not raw:  # the client was killed before it sent the body
+            return
+        body = json.loads(raw)
+        if self.server.hold is not None and self.server.hold(body):
+            self.server.held.set()
+            self.server.release.wait(120)  # no answer meanwhile: the client waits (or is killed)
+            return
         schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("schema")
         content = json.dumps(instance(schema)) if schema else "x"
         self._send(200, {"choices": [{"message": {"role": "assistant", "content": content}, "finish_reason": "stop",
@@ -83,13 +95,14 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 @contextmanager
-def fake_openai_server() -> Iterator[FakeOpenAIServer]:
-    server = FakeOpenAIServer()
+def fake_openai_server(hold: Callable[[dict[str, Any]], bool] | None = None) -> Iterator[FakeOpenAIServer]:
+    server = FakeOpenAIServer(hold)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
         yield server
     finally:
+        server.release.set()
         server.shutdown()
         server.server_close()
         thread.join(5)
