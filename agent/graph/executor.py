@@ -30,7 +30,9 @@ OPEN = "open"  # the tool that reads a surfaced source in full
 def observation(tool: Tool | None, name: str, value: str, outcome: ToolOutcome) -> str:
     """A short text of what a call returned, for the executor's next decision (the tool says how)."""
     if not outcome.ok or tool is None:
-        return f"{name}({value!r}) failed: {outcome.error}"
+        # An error can carry what a server sent (a status line, a page's message): untrusted.
+        return f"{name}({value!r}) failed:\n" + fence_untrusted(str(outcome.error), source=f"the {name} tool",
+                                                                max_chars=300)
     return tool.observe(value, outcome.output or {})
 
 
@@ -98,18 +100,20 @@ class StepRun:
         options = best_sentences(text, f"{self.task['question']} {self.step['goal']}", QUOTE_OPTIONS)
         if not options:
             return
-        shown = fence_untrusted(text, source=url, max_chars=self.ctx.settings.evidence_chars)
+        # The page's title is the page author's text too: it goes inside the fence, the address outside.
+        shown = fence_untrusted(f"{title}\n\n{text}" if title else text, source=url,
+                                max_chars=self.ctx.settings.evidence_chars)
         try:
             out, usage = await self.ctx.ask_model(
                 load_prompt("extractor"), FindingOut, finding_schema(options), step=f"step-{self.step['id']}",
-                about=url, question=self.task["question"], goal=self.step["goal"], title=title, text=shown,
+                about=url, question=self.task["question"], goal=self.step["goal"], title=url, text=shown,
             )
         except MalformedOutput as exc:
             self.errors.append(f"step {self.step['id']}: {exc}")
             return
         self.add_usage(usage)
         if not out.relevant:
-            self.observations.append(f"{title or url}: not relevant")
+            self.observations.append(f"{url}: not relevant")
             return
         start, end = locate(out.quote, text) or (-1, -1)
         finding = Finding(step_id=self.step["id"], claim=out.claim, quote=out.quote, source=url, title=title,

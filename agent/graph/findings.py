@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from deepresearch.tools.untrusted import fence_untrusted
+
 from .evidence import normalise
 from .state import Finding
 
@@ -19,4 +21,7 @@ def unique_findings(findings: list[Finding]) -> list[Finding]:
 def render_findings(findings: list[Finding], chars: int) -> str:
     if not findings:
         return "(no findings)"
-    return "\n".join(f"[{i}] {f['claim']} — \"{f['quote'][:chars]}\" ({f['title']})" for i, f in enumerate(findings, 1))
+    # Quotes and titles are the pages' text, claims the extractor's reading of it: one fence around them all.
+    lines = "\n".join(f"[{i}] {f['claim']} — \"{f['quote'][:chars]}\" ({f['title']})"
+                      for i, f in enumerate(findings, 1))
+    return fence_untrusted(lines, source="the sources read in this run")

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Literal
 
 from deepresearch.agent.prompts import load_prompt
+from deepresearch.tools.untrusted import fence_untrusted
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 
@@ -81,7 +82,8 @@ async def bridge_step(state: ResearchState, ctx: ResearchContext) -> tuple[PlanS
             out, usage = await ctx.ask_model(
                 load_prompt("coordinator"), BridgeOut, bridge_schema(names), step="coordinator", max_tokens=32,
                 question=state["question"], findings=render_findings(findings, ctx.settings.evidence_chars),
-                names="\n".join(f"- {n}" for n in names),
+                # The names are spans of the pages' text: fenced (the schema's enum still holds the model to them).
+                names=fence_untrusted("\n".join(f"- {n}" for n in names), source="the sources read in this run"),
             )
         except MalformedOutput:
             return None, None

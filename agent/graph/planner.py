@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Literal
 
 from deepresearch.agent.prompts import load_prompt
+from deepresearch.tools.untrusted import fence_untrusted
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 
@@ -52,7 +53,9 @@ async def planner(state: ResearchState, runtime: Runtime[ResearchContext]) -> Co
     if replanning:
         tried = "; ".join(f"{s['tool']} '{s['query']}'" for s in old_steps)
         feedback = f"\nThese steps found no useful evidence, so plan different ones: {tried}\n"
-    memory_text = ("\nNotes from earlier research:\n" + "\n".join(f"- {m}" for m in memory) + "\n") if memory else ""
+    # Memories are findings quoted from pages by earlier runs, and passages of files: untrusted text.
+    memory_text = ("\nNotes from earlier research:\n" + fence_untrusted(
+        "\n".join(f"- {m}" for m in memory), source="earlier research and your files") + "\n") if memory else ""
     first_id = max((s["id"] for s in old_steps), default=0) + 1
     max_steps = ctx.settings.budget.max_plan_steps
     steps: list[PlanStep] = []

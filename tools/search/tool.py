@@ -18,6 +18,7 @@ from deepresearch.tools.search.cache import SearchCache
 from deepresearch.tools.search.chain import FallbackChain
 from deepresearch.tools.search.ratelimit import BackendPacer
 from deepresearch.tools.search.types import SearchInput, SearchOutput
+from deepresearch.tools.untrusted import fence_untrusted
 
 ONLINE_BACKENDS = frozenset({"ddg", "tavily", "brave"})
 
@@ -78,8 +79,12 @@ class SearchTool(Tool[SearchInput, SearchOutput]):
 
     def observe(self, value: str, output: dict[str, Any]) -> str:
         hits = output.get("hits", [])
+        head = f"{self.name}({value!r}) → {len(hits)} results"
+        if not hits:
+            return head
+        # Titles (and addresses) are what the pages' authors wrote: fenced like page text.
         lines = [f"  {h.get('title', '')} — {h.get('url', '')}" for h in hits[:5]]
-        return f"{self.name}({value!r}) → {len(hits)} results\n" + "\n".join(lines)
+        return head + "\n" + fence_untrusted("\n".join(lines), source=f"{self.name} results")
 
     def sources(self, output: dict[str, Any]) -> list[Surfaced]:
         """The hits, in rank order: pages to open."""
