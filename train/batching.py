@@ -93,10 +93,12 @@ def plan_step(step_samples: list[TrainingSample], cfg: GRPOSettings, rank: int, 
 
 
 def loss_positions(sample: TrainingSample, skip_forced: bool) -> list[int]:
-    """Indices of the completion tokens that carry a loss."""
+    """Indices of the completion tokens that carry a loss. Skipped as forced: those the engine marked
+    (jump-forward appended them unsampled) and, for traces without the mark, those logged at p ≥ 0.9999."""
     if not skip_forced:
         return list(range(len(sample.completion_ids)))
-    return [i for i, lp in enumerate(sample.sampling_logprobs) if lp < FORCED_LOGPROB]
+    marked = set(sample.forced_positions)
+    return [i for i, lp in enumerate(sample.sampling_logprobs) if lp < FORCED_LOGPROB and i not in marked]
 
 
 def count_micro_batches(samples: list[TrainingSample], cfg: GRPOSettings, world_size: int = 1) -> int:

@@ -23,6 +23,9 @@ class TrainingSample(BaseModel):
     prompt_ids: list[int]
     completion_ids: list[int]
     sampling_logprobs: list[float]
+    forced_positions: list[int] = Field(
+        default_factory=list, description="completion indices the grammar forced (jump-forward): no decision"
+    )
     advantage: float = 0.0
     weight: float = Field(1.0, ge=0.0, description="per-role loss weight")
     truncated: bool = Field(False, description="finish_reason == 'length'")
@@ -77,6 +80,7 @@ def samples_from_events(
                 prompt_ids=list(payload["prompt_token_ids"]),
                 completion_ids=list(payload["completion_token_ids"]),
                 sampling_logprobs=[float(x) for x in payload["logprobs"]],
+                forced_positions=list(payload.get("forced_positions") or []),  # absent in older traces
                 advantage=float(advantage),
                 weight=float(weights.get(role, 1.0)),
                 truncated=payload.get("finish_reason") == "length",

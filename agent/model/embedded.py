@@ -18,6 +18,7 @@ from typing import Any
 
 from ..config import EMBEDDED_MODEL_NAME
 from .base import ChatModel, ModelError
+from .embedded_jump import DEFAULT_JUMP_FORWARD, JumpForward
 from .types import ChatRequest, Completion, Message
 
 # libgomp reads this once, when torch is first imported: busy-waiting OpenMP threads on a 2-core box
@@ -31,7 +32,10 @@ def default_threads() -> int:
 
 
 class EmbeddedChatModel(ChatModel):
-    def __init__(self, model: Any, tokenizer: Any, *, model_name: str, max_batch: int, threads: int) -> None:
+    def __init__(
+        self, model: Any, tokenizer: Any, *, model_name: str, max_batch: int, threads: int,
+        jump_forward: JumpForward = DEFAULT_JUMP_FORWARD,
+    ) -> None:
         from .embedded_adapters import AdapterSet
         from .embedded_engine import BatchingEngine, EngineLimits
         from .embedded_grammar import GrammarCache
@@ -52,7 +56,9 @@ class EmbeddedChatModel(ChatModel):
             eos_ids={int(e) for e in eos},
             pad_id=int(tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id),
             vocab_size=int(config.vocab_size),
-            limits=EngineLimits(max_batch=max_batch, max_context=self.max_context, threads=threads),
+            limits=EngineLimits(
+                max_batch=max_batch, max_context=self.max_context, threads=threads, jump_forward=jump_forward
+            ),
         )
 
     @classmethod
@@ -63,8 +69,10 @@ class EmbeddedChatModel(ChatModel):
         model_name: str = EMBEDDED_MODEL_NAME,
         max_batch: int = 8,
         threads: int | None = None,
+        jump_forward: JumpForward = DEFAULT_JUMP_FORWARD,
     ) -> EmbeddedChatModel:
-        """Load fp32 weights and tokenizer from a safetensors directory."""
+        """Load fp32 weights and tokenizer from a safetensors directory. `jump_forward`: how text a JSON
+        grammar forces skips forward passes ("verified", "forced" or "off"; see embedded_jump.py)."""
         started = time.perf_counter()
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -79,7 +87,9 @@ class EmbeddedChatModel(ChatModel):
         tokenizer = AutoTokenizer.from_pretrained(model_dir)
         model = AutoModelForCausalLM.from_pretrained(model_dir, dtype=torch.float32)
         model.eval()
-        chat_model = cls(model, tokenizer, model_name=model_name, max_batch=max_batch, threads=threads)
+        chat_model = cls(
+            model, tokenizer, model_name=model_name, max_batch=max_batch, threads=threads, jump_forward=jump_forward
+        )
         chat_model.load_s = time.perf_counter() - started
         return chat_model
 
@@ -129,6 +139,7 @@ class EmbeddedChatModel(ChatModel):
             prompt_token_ids=prompt_ids,
             completion_token_ids=result.token_ids,
             logprobs=result.logprobs,
+            forced_positions=result.forced_positions,
             model=self.model_name,
             adapter=adapter,
             finish_reason=result.finish_reason,  # type: ignore[arg-type]

@@ -77,13 +77,55 @@ class KVBatch:
     def length(self) -> int:
         return int(self.attention_mask.shape[1])
 
-    def step_inputs(self) -> tuple[torch.Tensor, torch.Tensor]:
-        """Grow the mask by one real column for the token about to be fed; return (mask, positions)."""
-        ones = torch.ones((self.rows, 1), dtype=self.attention_mask.dtype)
-        self.attention_mask = torch.cat([self.attention_mask, ones], dim=1)
-        positions = self.next_positions.unsqueeze(1).clone()
-        self.next_positions += 1
+    def step_inputs(self, counts: list[int] | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        """Grow the mask by the columns about to be fed; return (mask, positions) for them.
+
+        `counts[i]` real tokens are fed for row i (1 when None). A ragged step (jump-forward: some rows
+        append a forced run, others one token) is left-padded to the widest row: row i's pad columns
+        come first and are masked out here and in every later step, so each row's real tokens stay
+        contiguous at the end of the step and its next logits are those of the last column.
+        """
+        counts_t = torch.ones(self.rows, dtype=torch.long) if counts is None else torch.tensor(counts)
+        width = int(counts_t.max())
+        column = torch.arange(width).unsqueeze(0)
+        first_real = (width - counts_t).unsqueeze(1)
+        new = (column >= first_real).to(self.attention_mask.dtype)
+        self.attention_mask = torch.cat([self.attention_mask, new], dim=1)
+        # Real tokens get consecutive positions; pad columns reuse the first one (they are never attended).
+        positions = self.next_positions.unsqueeze(1) + (column - first_real).clamp(min=0)
+        self.next_positions += counts_t
         return self.attention_mask, positions
+
+    def reject(self, row: int, columns: int) -> None:
+        """Mask out the last `columns` of `row` (a draft's rejected tokens); its next position moves back."""
+        self.attention_mask[row, self.length - columns :] = 0
+        self.next_positions[row] -= columns
+
+    @property
+    def holes(self) -> int:
+        """Columns `compact` would save: the cache length beyond the longest row's real tokens."""
+        return self.length - int(self.attention_mask.sum(dim=1).max())
+
+    def compact(self) -> None:
+        """Move every row's real columns to the right end (dropping the holes ragged steps left), so
+        attention stops paying for them. A full copy of the cache: call it only when holes pile up."""
+        mask = self.attention_mask.bool()
+        real = mask.sum(dim=1)
+        length = int(real.max())
+        # Row i's real columns, in order, land at length - real[i] ... length - 1; the rest are zeros.
+        order = torch.argsort((~mask).to(torch.int8) * 2 - 1, dim=1, stable=True)  # real columns first
+        starts = (length - real).unsqueeze(1)
+        target = torch.arange(length).unsqueeze(0)
+        take = (target - starts).clamp(min=0)  # index into `order` for each target column
+        source = torch.gather(order, 1, take)
+        keep = target >= starts
+        index = source.view(self.rows, 1, length, 1)
+        for layer in self.cache.layers:
+            expand = (-1, layer.keys.shape[1], -1, layer.keys.shape[3])
+            keys = torch.gather(layer.keys, 2, index.expand(*expand)) * keep.view(self.rows, 1, length, 1)
+            values = torch.gather(layer.values, 2, index.expand(*expand)) * keep.view(self.rows, 1, length, 1)
+            layer.set_states(keys, values)
+        self.attention_mask = keep.to(self.attention_mask.dtype)
 
     def keep(self, row_indices: list[int]) -> None:
         """Drop every row not listed and the leading columns that are padding for all that remain."""

@@ -5,6 +5,11 @@ admits waiting jobs (prefilled as one left-padded group, then merged into the ru
 adapter load/unload commands, and drops finished or cancelled rows — continuous batching, so a late
 request never waits for a whole batch to drain. Each step masks constrained rows with their grammar
 and samples every row with its own parameters and seed.
+
+Jump-forward (embedded_jump.py): where a constrained row's grammar forces a continuation string, its
+canonical tokens go into the next forward pass together, beside the other rows' single tokens (a
+ragged step, see KVBatch.step_inputs), either appended unsampled ("forced") or as a draft that the
+pass's own logits check ("verified"). A run at the start of a completion rides along with the prefill.
 """
 
 from __future__ import annotations
@@ -24,7 +29,8 @@ import torch
 from .base import ModelError
 from .embedded_adapters import AdapterSet
 from .embedded_batch import KVBatch, left_padded, new_cache
-from .embedded_grammar import RowGrammar, allocate_bitmask, mask_logits
+from .embedded_grammar import RowGrammar, allocate_bitmask, mask_row
+from .embedded_jump import DEFAULT_JUMP_FORWARD, JumpForward, forced_tokens
 from .embedded_sampling import RowSampler
 from .types import Sampling, Timings
 
@@ -52,6 +58,7 @@ class GenerationResult:
     text: str
     finish_reason: str
     timings: Timings
+    forced_positions: list[int] = field(default_factory=list)
 
 
 @dataclass
@@ -65,12 +72,14 @@ class _Row:
     first_token_at: float = 0.0
     token_ids: list[int] = field(default_factory=list)
     logprobs: list[float] = field(default_factory=list)
+    forced_positions: list[int] = field(default_factory=list)
+    fed: int = 0  # completion tokens already in the KV cache; the rest go into the next forward pass
+    draft: list[int] = field(default_factory=list)  # "verified" jump-forward: fed, not yet confirmed
     finish_reason: str | None = None
     text: str | None = None  # set when a stop string cut the text
 
-    @property
-    def last_token(self) -> int:
-        return self.token_ids[-1]
+    def unfed(self) -> list[int]:
+        return self.token_ids[self.fed :] + self.draft
 
 
 @dataclass
@@ -85,6 +94,7 @@ class EngineLimits:
     max_batch: int  # rows decoded together
     max_context: int  # prompt + completion tokens of one row
     threads: int  # torch threads of the engine's thread
+    jump_forward: JumpForward = DEFAULT_JUMP_FORWARD  # how grammar-forced text skips forward passes (embedded_jump.py)
 
 
 class BatchingEngine:
@@ -107,6 +117,7 @@ class BatchingEngine:
         self._max_batch = limits.max_batch
         self._max_context = limits.max_context
         self._threads = limits.threads
+        self._jump_forward = limits.jump_forward
         self._bitmask = allocate_bitmask(limits.max_batch, vocab_size)
         self._pending: collections.deque[GenerationJob] = collections.deque()
         self._commands: list[_Command] = []
@@ -198,7 +209,9 @@ class BatchingEngine:
             return
         admitted_at = time.perf_counter()
         rows = [_Row(job, RowSampler(job.sampling), admitted_at) for job in jobs]
-        ids, mask, positions = left_padded([j.prompt_ids for j in jobs], self._pad_id)
+        for row in rows:  # e.g. `{"answer":"` before the first choice: prefilled with the prompt
+            self._jump(row)
+        ids, mask, positions = left_padded([r.job.prompt_ids + r.unfed() for r in rows], self._pad_id)
         cache = new_cache(self._adapters.model.config)
         out = self._adapters.model(
             input_ids=ids,
@@ -206,14 +219,14 @@ class BatchingEngine:
             position_ids=positions,
             past_key_values=cache,
             use_cache=True,
-            logits_to_keep=1,
+            logits_to_keep=self._logits_to_keep(rows),
             **self._adapters.prepare([j.adapter for j in jobs]),
         )
         now = time.perf_counter()
         for row in rows:
             row.prefill_s, row.first_token_at = now - admitted_at, now
-        group = KVBatch(cache, mask, torch.tensor([len(j.prompt_ids) for j in jobs], dtype=torch.long))
-        self._choose_tokens(rows, out.logits[:, -1, :])
+        group = KVBatch(cache, mask, (mask.sum(dim=1)).to(torch.long))
+        self._choose_tokens(rows, out.logits, group)
         if self._kv is None:
             self._kv = group
         else:
@@ -223,30 +236,84 @@ class BatchingEngine:
 
     def _decode_step(self) -> None:
         assert self._kv is not None
-        input_ids = torch.tensor([[row.last_token] for row in self._rows], dtype=torch.long)
-        mask, positions = self._kv.step_inputs()
+        feeds = [row.unfed() for row in self._rows]
+        width = max(map(len, feeds))
+        input_ids = torch.full((len(feeds), width), self._pad_id, dtype=torch.long)
+        for i, feed in enumerate(feeds):  # left-padded: every row's last real token is the last column
+            input_ids[i, width - len(feed) :] = torch.tensor(feed, dtype=torch.long)
+        mask, positions = self._kv.step_inputs([len(feed) for feed in feeds])
         out = self._adapters.model(
             input_ids=input_ids,
             attention_mask=mask,
             position_ids=positions,
             past_key_values=self._kv.cache,
             use_cache=True,
+            logits_to_keep=self._logits_to_keep(self._rows),
             **self._adapters.prepare([row.job.adapter for row in self._rows]),
         )
-        self._choose_tokens(self._rows, out.logits[:, -1, :])
+        self._choose_tokens(self._rows, out.logits, self._kv)
         self._retire_finished()
+        # Ragged steps leave masked holes in the shorter rows; once they add up to a good share of the
+        # cache, one copy that squeezes them out is cheaper than attending over them every step.
+        if self._kv is not None and self._kv.holes > max(32, self._kv.length // 4):
+            self._kv.compact()
 
-    def _choose_tokens(self, rows: list[_Row], logits: torch.Tensor) -> None:
-        logits = logits.float()
-        mask_logits(logits, [row.job.grammar for row in rows], self._bitmask)
+    @staticmethod
+    def _logits_to_keep(rows: list[_Row]) -> int:
+        """The last columns whose logits are needed: one per draft token to check, plus the next token."""
+        return 1 + max(len(row.draft) for row in rows)
+
+    def _choose_tokens(self, rows: list[_Row], logits: torch.Tensor, kv: KVBatch) -> None:
+        """Draw each row's next token from its last column; a row with a draft first checks it, column by
+        column (its draft is the last columns of its feed), and drops the rejected rest from `kv`."""
+        keep = logits.shape[1]
         for i, row in enumerate(rows):
-            if row.job.grammar is not None:
-                tokens_left = row.job.sampling.max_tokens - len(row.token_ids)
-                row.job.grammar.steer_to_close(logits[i], tokens_left, lambda row=row: self._decode(row.token_ids))
-            token, logprob = row.sampler.sample(logits[i])
+            draft, row.draft = row.draft, []
+            for k in range(len(draft) + 1):
+                token = self._pick(i, row, logits[i, keep - 1 - len(draft) + k].float())
+                if row.finish_reason is not None:
+                    break
+                if k < len(draft) and token != draft[k]:
+                    kv.reject(i, len(draft) - k)  # cache columns of draft[k:] are not this row's text
+                    break
+            row.fed = len(row.token_ids) - 1  # the token just drawn goes into the next pass
+            if row.finish_reason is None:
+                self._jump(row)
+
+    def _pick(self, i: int, row: _Row, logits: torch.Tensor) -> int:
+        """Mask, steer and sample one position of row i, append the token and check whether the row ended."""
+        grammar = row.job.grammar
+        if grammar is not None:
+            mask_row(logits, grammar, self._bitmask, i)
+            tokens_left = row.job.sampling.max_tokens - len(row.token_ids)
+            grammar.steer_to_close(logits, tokens_left, lambda: self._decode(row.token_ids))
+        token, logprob = row.sampler.sample(logits)
+        row.token_ids.append(token)
+        row.logprobs.append(logprob)
+        self._check_finished(row, token)
+        return token
+
+    def _jump(self, row: _Row) -> None:
+        """Give the row the tokens its grammar forces next: appended ("forced") or drafted ("verified").
+        Never past max_tokens or the context, and room is left for one drawn token after them."""
+        if row.job.grammar is None:
+            return
+        used = len(row.token_ids)
+        room = min(row.job.sampling.max_tokens - used, self._max_context - len(row.job.prompt_ids) - used) - 1
+        ids = forced_tokens(row.job.grammar, self._encode, room, self._jump_forward)
+        if self._jump_forward == "verified":
+            row.draft = ids
+            return
+        for token in ids:
+            row.forced_positions.append(len(row.token_ids))
             row.token_ids.append(token)
-            row.logprobs.append(logprob)
-            self._check_finished(row, token)
+            row.logprobs.append(0.0)  # no choice was made: the grammar allowed nothing else
+        if ids:
+            self._check_limits(row)  # a stop string may sit in the forced text
+
+    def _encode(self, text: str) -> list[int]:
+        with self._tokenizer_lock:
+            return list(self._tokenizer.encode(text, add_special_tokens=False))
 
     def _check_finished(self, row: _Row, token: int) -> None:
         grammar = row.job.grammar
@@ -256,6 +323,9 @@ class BatchingEngine:
         if token in self._eos_ids or (grammar is not None and grammar.terminated):
             row.finish_reason = "stop"
             return
+        self._check_limits(row)
+
+    def _check_limits(self, row: _Row) -> None:
         stops = row.job.sampling.stop
         if stops:
             text = self._decode(row.token_ids)
@@ -294,7 +364,9 @@ class BatchingEngine:
             decode_s=now - row.first_token_at,
             total_s=now - row.job.submitted_at,
         )
-        result = GenerationResult(row.token_ids, row.logprobs, text, row.finish_reason or "stop", timings)
+        result = GenerationResult(
+            row.token_ids, row.logprobs, text, row.finish_reason or "stop", timings, row.forced_positions
+        )
         with contextlib.suppress(concurrent.futures.InvalidStateError):  # the caller gave up
             row.job.future.set_result(result)
 

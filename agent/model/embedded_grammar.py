@@ -151,19 +151,20 @@ class RowGrammar:
     def accept(self, token_id: int) -> bool:
         return self._matcher.accept_token(token_id)
 
+    def forced_string(self) -> str:
+        """The longest text every continuation from here starts with ("" when the model has a choice):
+        a key, punctuation, the rest of an enum value. Does not change the matcher's state."""
+        return self._matcher.find_jump_forward_string()
+
     @property
     def terminated(self) -> bool:
         return self._matcher.is_terminated()
 
 
-def mask_logits(logits: torch.Tensor, grammars: list[RowGrammar | None], bitmask: torch.Tensor) -> None:
-    """Mask, in place, the rows of `logits` ([rows, vocab]) that have a grammar."""
-    rows = [i for i, grammar in enumerate(grammars) if grammar is not None]
-    if not rows:
-        return
-    for i in rows:
-        grammars[i].fill_mask(bitmask, i)  # type: ignore[union-attr]
-    xgr.apply_token_bitmask_inplace(logits, bitmask[: logits.shape[0]], indices=rows)
+def mask_row(logits: torch.Tensor, grammar: RowGrammar, bitmask: torch.Tensor, row: int) -> None:
+    """Mask, in place, one row of logits ([vocab]) with `grammar`, using row `row` of the bitmask."""
+    grammar.fill_mask(bitmask, row)
+    xgr.apply_token_bitmask_inplace(logits.unsqueeze(0), bitmask[row : row + 1])
 
 
 def allocate_bitmask(rows: int, vocab_size: int) -> torch.Tensor:

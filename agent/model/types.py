@@ -41,6 +41,9 @@ class Completion(BaseModel):
     prompt_token_ids: list[int]
     completion_token_ids: list[int]
     logprobs: list[float]  # one per completion token, under the sampling distribution's logits
+    # Indices into completion_token_ids that the grammar forced (jump-forward): appended without a
+    # choice, logged with logprob 0.0, so the trainer can leave them out. Empty in traces from before.
+    forced_positions: list[int] = Field(default_factory=list)
     model: str
     adapter: str | None = None
     finish_reason: Literal["stop", "length", "error"] = "stop"
