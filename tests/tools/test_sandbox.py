@@ -269,9 +269,9 @@ async def test_start_up_probe_runs_exactly_the_command_the_tool_runs(monkeypatch
     assert tool.unavailable_reason() is None
     assert (await run(tool, "print('hi')"))["stdout"] == "hi\n"
 
-    def same_workdir(argv: list[str]) -> list[str]:  # each run gets a fresh work dir; nothing else may differ
-        workdir = argv[argv.index("--bind") + 1]
-        return ["WORKDIR" if arg == workdir else arg for arg in argv]
+    def same_workdir(argv: list[str]) -> list[str]:  # each run gets a fresh work dir and seccomp descriptor
+        workdir, fd = argv[argv.index("--bind") + 1], argv.index("--seccomp") + 1
+        return ["FD" if i == fd else "WORKDIR" if arg == workdir else arg for i, arg in enumerate(argv)]
 
     assert same_workdir(seen["probe"]) == same_workdir(seen["tool"])
     probe = seen["probe"]

@@ -8,6 +8,8 @@ Layers, outermost first:
   a read-only minimal /dev (null, zero, random, …), size-capped tmpfs for /tmp and /dev/shm (tmpfs pages
   are host memory that RLIMIT_AS does not count), a fresh work dir as the only writable host path, a
   cleared environment;
+- seccomp (seccomp.py): no System V shared memory or message queues, no memfd files: kernel-held memory
+  that neither RLIMIT_AS nor a mount's size would count;
 - here: a wall-clock timeout, an output cap and a disk-use watchdog, each killing the process group.
 """
 
@@ -25,6 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from deepresearch.tools.config import SandboxSettings
+
+from .seccomp import SeccompUnsupported, program, program_fd
 
 WORK = "/work"
 SCRIPT = "main.py"
@@ -100,6 +104,10 @@ def check_available(settings: SandboxSettings) -> None:
         raise SandboxUnavailable("running as root needs `setpriv` (util-linux) to drop privileges for the sandbox")
     if shutil.which("prlimit") is None:
         raise SandboxUnavailable("`prlimit` (util-linux) not found; the python tool is disabled")
+    try:
+        program()
+    except SeccompUnsupported as exc:
+        raise SandboxUnavailable(f"{exc}; the python tool is disabled") from None
     if (problem := _probe(settings)) is not None:
         raise SandboxUnavailable(f"bubblewrap cannot create a sandbox here ({problem}); the python tool is disabled")
 
@@ -121,8 +129,10 @@ def _run_probe(settings: SandboxSettings) -> str | None:
     run_uid = sandbox_uid(settings)
     workdir = prepare_workdir("", run_uid)
     try:
-        done = subprocess.run(_command(settings, limits_for(settings), workdir, run_uid), capture_output=True,
-                              text=True, timeout=20, stdin=subprocess.DEVNULL)
+        with program_fd() as seccomp:
+            done = subprocess.run(_command(settings, limits_for(settings), workdir, run_uid, seccomp),
+                                  capture_output=True, text=True, timeout=20, stdin=subprocess.DEVNULL,
+                                  pass_fds=(seccomp,))
     except (OSError, subprocess.TimeoutExpired) as exc:
         return str(exc)
     finally:
@@ -157,7 +167,8 @@ def _tasks_of_uid(uid: int) -> int:
     return total
 
 
-def _command(settings: SandboxSettings, limits: RunLimits, workdir: Path, run_uid: int) -> list[str]:
+def _command(settings: SandboxSettings, limits: RunLimits, workdir: Path, run_uid: int, seccomp: int) -> list[str]:
+    """The whole command; `seccomp` is the descriptor bwrap reads the filter from (passed to the child)."""
     nproc = _tasks_of_uid(run_uid) + limits.max_procs + 4  # + bwrap's own processes
     cmd: list[str] = []
     if os.geteuid() == 0:
@@ -166,6 +177,7 @@ def _command(settings: SandboxSettings, limits: RunLimits, workdir: Path, run_ui
         "prlimit", f"--as={limits.memory_bytes}", f"--cpu={limits.cpu_s}:{limits.cpu_s + 1}", f"--nproc={nproc}",
         f"--fsize={limits.max_disk_bytes}", "--nofile=256", "--core=0", "--",
         str(settings.bwrap_path), "--unshare-all", "--die-with-parent", "--new-session", "--clearenv",
+        "--seccomp", str(seccomp),
         "--hostname", "sandbox", "--ro-bind", "/usr", "/usr",
     ]
     cmd += _usr_links()
@@ -219,10 +231,12 @@ async def run_python(code: str, settings: SandboxSettings, limits: RunLimits) ->
     run_uid = sandbox_uid(settings)
     workdir = prepare_workdir(code, run_uid)
     started = time.perf_counter()
-    proc = await asyncio.create_subprocess_exec(
-        *_command(settings, limits, workdir, run_uid), stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, start_new_session=True,
-    )
+    with program_fd() as seccomp:
+        proc = await asyncio.create_subprocess_exec(
+            *_command(settings, limits, workdir, run_uid, seccomp), stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, start_new_session=True,
+            pass_fds=(seccomp,),
+        )
     assert proc.stdout is not None and proc.stderr is not None
     over = asyncio.Event()
     out_task = asyncio.create_task(_read_capped(proc.stdout, limits.max_output_bytes, over))
