@@ -12,6 +12,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -61,9 +62,11 @@ def test_resume_after_kill_9_counts_each_call_once(tmp_path: Path):
         child = subprocess.Popen([sys.executable, "-m", "deepresearch", "ask", "--offline", "--quiet", "--json",
                                   QUESTION], env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                  stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 240
         try:
             while not server.held.wait(0.2):
                 assert child.poll() is None, "the run ended before its first extractor call"
+                assert time.monotonic() < deadline, "the run never reached an extractor call"
         finally:
             os.kill(child.pid, signal.SIGKILL)
             _, stderr = child.communicate(timeout=30)
