@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from deepresearch.agent.model.types import Completion
+from deepresearch.agent.model.types import Completion, Sampling
 from deepresearch.tools.base import ToolOutcome
 
 from .health import TraceStoreCorrupt, check_header, is_corruption
@@ -129,15 +129,15 @@ class TraceStore:
 
     def log_llm_call(
         self, run_id: str, role: str, messages: list[dict[str, Any]], completion: Completion,
-        prompt_version: str | None = None, step: str | None = None, temperature: float | None = None,
-        seed: int | None = None, task: str | None = None,
+        prompt_version: str | None = None, step: str | None = None, sampling: Sampling | None = None,
+        task: str | None = None,
     ) -> int:
         payload = completion.model_dump(mode="json")
         payload.update(role=role, messages=messages, prompt_version=prompt_version, step=step)
-        if temperature is not None:  # what the logprobs were sampled under (0 = greedy)
-            payload["temperature"] = temperature
-        if seed is not None:
-            payload["seed"] = seed
+        if sampling is not None:  # what the logprobs were sampled under (temperature 0 = greedy), and the seed
+            payload["temperature"] = sampling.temperature
+            if sampling.seed is not None:
+                payload["seed"] = sampling.seed
         return self.log_event(run_id, "llm", payload, task)
 
     def log_tool_call(self, run_id: str, outcome: ToolOutcome, step: str | None = None,
