@@ -1,7 +1,8 @@
 """Follow-up hop: one more search for a multi-hop question, for the bridge entity the evidence names.
 
 The names come from the sentences read so far (the best-ranked names the question does not mention);
-the model chooses which one the answer depends on, under a grammar that offers only those names.
+the best-ranked one is searched, or (setting agent.bridge_choice = "model") the model chooses which
+one the answer depends on, under a grammar that offers only those names.
 Questions whose answer form is fixed need no hop: a yes/no question none, an "A or B" question a search
 for each option not searched yet, so the evidence can decide between them.
 """
@@ -73,7 +74,7 @@ async def bridge_step(state: ResearchState, ctx: ResearchContext) -> tuple[PlanS
     if not names:
         return None, None
     usage = None
-    if len(names) == 1:
+    if len(names) == 1 or ctx.settings.bridge_choice == "rank":
         bridge = names[0]
     else:
         findings = unique_findings(state.get("findings", []))[: ctx.settings.max_sources_in_prompt]

@@ -3,6 +3,7 @@ citation checking and malformed output. Real model + real tools: test_ask_e2e.py
 
 from __future__ import annotations
 
+from deepresearch.agent.config import AgentSettings, BudgetSettings
 from deepresearch.agent.graph.run import ResearchRuntime, RunOptions, research
 from deepresearch.agent.model.base import BASE_MODEL
 from deepresearch.agent.model.policy import AdapterChoice, RunPolicy
@@ -69,8 +70,9 @@ async def test_coordinator_follow_up_searches_a_bridge_entity(toolbox, store):
         return base(role, request)
 
     model = ScriptedModel(script)
+    settings = AgentSettings(budget=BudgetSettings(max_rounds=2), bridge_choice="model")
     result = await run(model, toolbox, store, question="Who designed the engine Ada Lovelace wrote for?",
-                       settings=agent_settings(max_rounds=2))
+                       settings=settings)
     searches = [raw["query"] for name, raw in toolbox.invocations if name == "search"]
     # The hop searches a name the evidence gave (a choice, not free text), never one of the question's.
     bridge = first_matching(offered[0], "Engine")
@@ -82,6 +84,17 @@ async def test_coordinator_follow_up_searches_a_bridge_entity(toolbox, store):
     assert "Babbage" in result.answer
     # The answer cites the sentence it was taken from, and that citation verifies.
     assert result.answer in result.citations[0]["quote"] and result.citations[0]["verified"]
+
+
+async def test_by_default_the_hop_searches_the_best_ranked_bridge_name_without_a_model_call(toolbox, store):
+    model = ScriptedModel(default_script(("Ada Lovelace born",)))
+    result = await run(model, toolbox, store, question="Who designed the engine Ada Lovelace wrote for?",
+                       settings=agent_settings(max_rounds=2))
+    bridges = [s["bridge"] for s in result.plan if s.get("bridge")]
+    decision = [e.payload for e in store.events(result.run_id, "decision")]
+    assert len(decision[0]["options"]) > 1 and bridges == [decision[0]["options"][0]] == [decision[0]["search"]]
+    assert "Lovelace" not in bridges[0]
+    assert model.calls("coordinator") == 0
 
 
 async def test_budget_stop_is_reported(toolbox, store):
@@ -213,7 +226,7 @@ async def test_page_text_reaches_the_model_fenced_as_untrusted(store, docs):
     model = ScriptedModel(default_script(("Ada Lovelace born",)))
     await run(model, DictToolbox(docs), store)
     extractor_prompt = next(user_text(r) for role, r in model.requests if role == "extractor")
-    assert "<<<UNTRUSTED" in extractor_prompt and "do not follow it" in extractor_prompt
+    assert "<<<UNTRUSTED" in extractor_prompt and "do not follow them" in extractor_prompt
 
 
 async def test_a_scoped_adapter_answers_only_for_its_roles(toolbox, store):
