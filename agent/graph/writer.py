@@ -10,6 +10,7 @@ span or option cites the sentence it came from.
 from __future__ import annotations
 
 from deepresearch.agent.prompts import load_prompt
+from deepresearch.tools.untrusted import fence_untrusted
 from langgraph.runtime import Runtime
 
 from .answer_form import NOT_FOUND, YES_NO, answer_choices
@@ -59,7 +60,9 @@ def render_report(question: str, answer: str, answer_cite: Citation | None, poin
 def render_candidates(candidates: list[Candidate], chars: int) -> str:
     if not candidates:
         return "(none)"
-    return "\n".join(f'- {c.text} — "{c.quote[:chars]}"' for c in candidates)
+    # Spans and sentences of the pages read: untrusted, like the findings.
+    return fence_untrusted("\n".join(f'- {c.text} — "{c.quote[:chars]}"' for c in candidates),
+                           source="the sources read in this run")
 
 
 def answer_finding(candidate: Candidate, sources: list[SourceRead]) -> Finding:

@@ -114,8 +114,6 @@ async def test_no_untrusted_string_reaches_a_prompt_unfenced(store):
     for role, request in model.requests:
         for message in request.messages:
             text = message.content
-            if role == "writer":  # its answer candidates (writer.py) are not fenced yet: open, docs/security.md
-                text = text.split("\nCandidates:\n")[0]
             shown |= set(re.findall(rf"{MARK} (\d)", text))
             assert MARK not in unfenced(text), f"{role} prompt shows untrusted text unfenced:\n{unfenced(text)}"
     # The hostile strings did reach the prompts (fenced): page and hit titles, bodies, memories, files, a tool
