@@ -7,6 +7,11 @@ Positions are counted per row (real tokens only), so padding never shifts a row'
 Each layer keeps its keys/values in buffers with spare room (`GrowingLayer`): a decode step writes one
 column in place instead of copying the whole cache, which at agent-sized prompts (~1000 tokens, 8 rows)
 would move about as many bytes per step as the weights themselves.
+
+Jump-forward steps are ragged: a row may feed several tokens while the others feed one. The step is
+left-padded to its widest row, so pad columns sit inside the cache as masked holes (as do a rejected
+draft's columns, `reject`); transformers' masking_utils reads this 2D mask per (row, key column), so holes
+cost attention work but never change a result. `compact` squeezes them out when they pile up.
 """
 
 from __future__ import annotations
@@ -38,6 +43,11 @@ class GrowingLayer(DynamicLayer):
         self.keys = self._key_buffer[:, :, : length + new]
         self.values = self._value_buffer[:, :, : length + new]
         return self.keys, self.values
+
+    def crop(self, length: int) -> None:
+        """Forget the columns from `length` on (their buffer space is reused by the next update)."""
+        self.keys = self._key_buffer[:, :, :length]
+        self.values = self._value_buffer[:, :, :length]
 
     def set_states(self, keys: torch.Tensor, values: torch.Tensor) -> None:
         """Replace the content (after rows were merged, dropped or trimmed)."""
@@ -97,9 +107,17 @@ class KVBatch:
         return self.attention_mask, positions
 
     def reject(self, row: int, columns: int) -> None:
-        """Mask out the last `columns` of `row` (a draft's rejected tokens); its next position moves back."""
+        """Mask out the last `columns` of `row` (a draft's rejected tokens); its next position moves back.
+        Trailing columns no row uses any more are cut off: a single row then keeps a hole-free cache, and
+        with no hole at all the model takes its plain causal path instead of building a 4D mask."""
         self.attention_mask[row, self.length - columns :] = 0
         self.next_positions[row] -= columns
+        used = torch.nonzero(self.attention_mask.sum(dim=0), as_tuple=False)
+        length = int(used[-1]) + 1 if len(used) else 0
+        if length < self.length:
+            for layer in self.cache.layers:
+                layer.crop(length)
+            self.attention_mask = self.attention_mask[:, :length]
 
     @property
     def holes(self) -> int:

@@ -30,7 +30,7 @@ from .base import ModelError
 from .embedded_adapters import AdapterSet
 from .embedded_batch import KVBatch, left_padded, new_cache
 from .embedded_grammar import RowGrammar, allocate_bitmask, mask_row
-from .embedded_jump import DEFAULT_JUMP_FORWARD, JumpForward, forced_tokens
+from .embedded_jump import DEFAULT_JUMP_FORWARD, DraftMemo, JumpForward, accept_forced
 from .embedded_sampling import RowSampler
 from .types import Sampling, Timings
 
@@ -75,6 +75,7 @@ class _Row:
     forced_positions: list[int] = field(default_factory=list)
     fed: int = 0  # completion tokens already in the KV cache; the rest go into the next forward pass
     draft: list[int] = field(default_factory=list)  # "verified" jump-forward: fed, not yet confirmed
+    learning: tuple[str, int] | None = None  # a forced string and where it began, for the DraftMemo
     finish_reason: str | None = None
     text: str | None = None  # set when a stop string cut the text
 
@@ -118,6 +119,7 @@ class BatchingEngine:
         self._max_context = limits.max_context
         self._threads = limits.threads
         self._jump_forward = limits.jump_forward
+        self._drafts = DraftMemo(self._encode, lambda token: self._decode([token]))
         self._bitmask = allocate_bitmask(limits.max_batch, vocab_size)
         self._pending: collections.deque[GenerationJob] = collections.deque()
         self._commands: list[_Command] = []
@@ -296,14 +298,22 @@ class BatchingEngine:
     def _jump(self, row: _Row) -> None:
         """Give the row the tokens its grammar forces next: appended ("forced") or drafted ("verified").
         Never past max_tokens or the context, and room is left for one drawn token after them."""
-        if row.job.grammar is None:
+        grammar = row.job.grammar
+        if grammar is None or self._jump_forward == "off":
             return
         used = len(row.token_ids)
         room = min(row.job.sampling.max_tokens - used, self._max_context - len(row.job.prompt_ids) - used) - 1
-        ids = forced_tokens(row.job.grammar, self._encode, room, self._jump_forward)
-        if self._jump_forward == "verified":
-            row.draft = ids
+        if row.learning is not None and self._drafts.learn(row.learning[0], row.token_ids[row.learning[1] :]):
+            row.learning = None
+        forced = grammar.forced_string() if room > 0 else ""
+        if not forced:
             return
+        if self._jump_forward == "verified":
+            if row.learning is None:
+                row.learning = (forced, used)
+            row.draft = self._drafts.draft(forced)[:room]
+            return
+        ids = accept_forced(grammar, self._encode(forced), room)
         for token in ids:
             row.forced_positions.append(len(row.token_ids))
             row.token_ids.append(token)

@@ -30,22 +30,46 @@ JUMP_FORWARD_MODES: tuple[str, ...] = ("off", "forced", "verified")
 DEFAULT_JUMP_FORWARD: JumpForward = "verified"  # the same output as "off", in fewer passes
 
 
-def forced_tokens(grammar: RowGrammar, encode: Callable[[str], list[int]], room: int, mode: JumpForward) -> list[int]:
-    """The forced continuation's canonical tokens, at most `room` of them.
-
-    "forced": accepted into the matcher here (the caller appends them); "verified": only drafted, the
-    matcher advances when the model's own draws confirm them."""
-    if mode == "off" or room <= 0:
-        return []
-    text = grammar.forced_string()
-    if not text:
-        return []
-    ids = encode(text)
-    if mode == "verified":
-        return ids[:room]
+def accept_forced(grammar: RowGrammar, ids: list[int], room: int) -> list[int]:
+    """"forced" mode: the canonical tokens the matcher accepts, up to the first it rejects, at most `room`,
+    and never the last one (it may merge with what follows)."""
     accepted: list[int] = []
     for token in ids[: min(room, len(ids) - 1)]:
         if not grammar.accept(token):
             break
         accepted.append(token)
     return accepted
+
+
+class DraftMemo:
+    """"verified" mode's drafts: how the model itself tokenised a forced string when it last wrote it, else
+    the canonical tokens. The model writes `{`, `"` where the tokenizer says `{"`, so a canonical draft of
+    a key is often rejected after its first token; its own earlier tokenisation is usually kept whole.
+    Shared by all rows (keys and enum values repeat across calls); cleared when it reaches `limit`."""
+
+    def __init__(self, encode: Callable[[str], list[int]], token_text: Callable[[int], str], limit: int = 4096):
+        self._encode = encode
+        self._token_text = token_text
+        self._texts: dict[int, str] = {}
+        self._memo: dict[str, list[int]] = {}
+        self._limit = limit
+
+    def draft(self, forced: str) -> list[int]:
+        return self._memo.get(forced) or self._encode(forced)
+
+    def learn(self, forced: str, written: list[int]) -> bool:
+        """`written`: the row's tokens since `forced` became due. Remember them once they spell it exactly;
+        True when there is nothing more to learn from this row about `forced`."""
+        text = ""
+        for n, token in enumerate(written):
+            if token not in self._texts:
+                self._texts[token] = self._token_text(token)
+            text += self._texts[token]
+            if text == forced:
+                if len(self._memo) >= self._limit:
+                    self._memo.clear()
+                self._memo[forced] = written[: n + 1]
+                return True
+            if not forced.startswith(text):  # a token ran past the forced text into the row's own choice
+                return True
+        return False

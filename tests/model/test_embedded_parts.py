@@ -77,3 +77,34 @@ def test_growing_layer_appends_in_place_and_grows_past_its_headroom():
     expected = torch.cat([first, *steps], dim=2)
     assert torch.equal(keys, expected) and torch.equal(values, expected)
     assert layer.get_seq_length() == 5 + HEADROOM + 10
+
+
+def test_a_ragged_step_left_pads_rows_and_a_rejected_draft_becomes_a_hole():
+    _, mask, _ = left_padded([[1, 2], [3, 4, 5]], pad_id=0)
+    batch = KVBatch(_cache(2, 3, 1.0), mask, torch.tensor([2, 3]))
+    mask, positions = batch.step_inputs([3, 1])  # row 0 feeds a token and a 2-token draft, row 1 one token
+    assert mask.tolist() == [[0, 1, 1, 1, 1, 1], [1, 1, 1, 0, 0, 1]]
+    assert positions.tolist() == [[2, 3, 4], [3, 3, 3]]  # pad columns repeat a position; they are never seen
+    batch.cache.update(torch.full((2, 1, 3, 2), 2.0), torch.full((2, 1, 3, 2), 2.0), 0)
+    batch.reject(0, 1)  # the draft's last token was not the model's: out of the cache, position reused
+    assert batch.attention_mask[0].tolist() == [0, 1, 1, 1, 1, 0]
+    assert batch.next_positions.tolist() == [4, 4]
+    assert batch.holes == 2  # six columns, four real ones in each row
+
+
+def test_compact_moves_each_rows_real_columns_right_and_keeps_their_order():
+    mask = torch.tensor([[0, 1, 0, 1, 1, 0], [1, 0, 0, 1, 0, 1]])
+    keys = torch.arange(12, dtype=torch.float32).view(2, 1, 6, 1).expand(2, 1, 6, 2).contiguous()
+    cache = DynamicCache()
+    cache.layers = [GrowingLayer()]
+    cache.update(keys, keys + 100, 0)
+    batch = KVBatch(cache, mask, torch.tensor([3, 3]))
+    batch.compact()
+    assert batch.attention_mask.tolist() == [[1, 1, 1], [1, 1, 1]]
+    assert batch.cache.layers[0].keys[:, 0, :, 0].tolist() == [[1.0, 3.0, 4.0], [6.0, 9.0, 11.0]]
+    assert batch.cache.layers[0].values[:, 0, :, 0].tolist() == [[101.0, 103.0, 104.0], [106.0, 109.0, 111.0]]
+    assert batch.next_positions.tolist() == [3, 3]
+    uneven = KVBatch(_cache(2, 4, 1.0), torch.tensor([[1, 0, 1, 1], [0, 0, 0, 1]]), torch.tensor([3, 1]))
+    uneven.compact()  # the shorter row is left-padded with zeros again
+    assert uneven.attention_mask.tolist() == [[1, 1, 1], [0, 0, 1]]
+    assert uneven.cache.layers[0].keys[1, 0, :2].abs().sum() == 0

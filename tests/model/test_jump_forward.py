@@ -124,18 +124,20 @@ def count_passes(model: Any) -> tuple[list[list[int]], Any]:
 
 async def test_verified_jump_forward_decodes_exactly_as_plain_in_fewer_passes(embedded, plain):
     """The default mode: same tokens and logprobs as one pass per token (greedy), for every schema."""
-    for request in all_requests():
-        stepped = await plain.complete(request)
-        passes, hook = count_passes(embedded)
-        try:
-            jumped = await embedded.complete(request)
-        finally:
-            hook.remove()
+    requests = all_requests()
+    steps = await plain.chat_many(requests)
+    passes, hook = count_passes(embedded)
+    try:
+        jumps = await embedded.chat_many(requests)
+    finally:
+        hook.remove()
+    for jumped, stepped in zip(jumps, steps, strict=True):
         assert jumped.completion_token_ids == stepped.completion_token_ids, (jumped.text, stepped.text)
         assert jumped.logprobs == pytest.approx(stepped.logprobs, abs=1e-3)
         assert jumped.parsed == stepped.parsed and jumped.parsed is not None
         assert jumped.forced_positions == []  # every token was drawn by the sampler, none imposed
-        assert len(passes) < len(jumped.completion_token_ids)
+    # Plain decoding needs one pass per token of its longest row (all rows were admitted together).
+    assert len(passes) < 0.8 * max(len(c.completion_token_ids) for c in jumps)
 
 
 async def test_verified_jump_forward_repeats_plain_seeded_sampling(embedded, plain):
@@ -148,8 +150,8 @@ async def test_verified_jump_forward_repeats_plain_seeded_sampling(embedded, pla
 
 async def test_verified_rows_batched_with_a_free_row_decode_as_each_alone(embedded, reference):
     free = ChatRequest(messages=[Message(role="user", content="Tell a long story about a dragon.")],
-                       sampling=Sampling(max_tokens=40))
-    jumping = [extractor_request(), ENUM_CASES[0], writer_request()]
+                       sampling=Sampling(max_tokens=24))
+    jumping = [extractor_request(), ENUM_CASES[0]]
     alone = [await embedded.complete(r) for r in [free, *jumping]]
     together = await embedded.chat_many([free, *jumping])
     for a, b in zip(alone, together, strict=True):
