@@ -105,7 +105,7 @@ class RunProblem(Exception):
         self.message = message
 
 
-class _AssignedStore(TraceStore):
+class AssignedStore(TraceStore):
     """research() names a run when it starts it; the service names it first so that POST /runs can
     answer with the id before the run has begun (it may wait for a free slot)."""
 
@@ -260,7 +260,7 @@ class RunManager:
         from ..runtime import AgentRuntime, answering_policy, ensure_index
 
         index = request.index or settings.index
-        store = _AssignedStore(settings.paths.traces_db, live.run_id)
+        store = AssignedStore(settings.paths.traces_db, live.run_id)
         result: ResearchResult | None = None
         try:
             async with self._slots:

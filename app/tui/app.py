@@ -29,7 +29,7 @@ from textual.widgets import DataTable, Footer, Header, Input, Markdown, RichLog
 from textual.worker import Worker
 
 from ..report_view import report_view, view_of_run
-from ..service.runs import LiveRun, _AssignedStore
+from ..service.runs import AssignedStore, LiveRun
 from .render import describe, report_markdown
 from .screens import DIALOG_CSS, PlanReview, SaveReport, save_report
 
@@ -175,7 +175,7 @@ class ResearchApp(App[None]):
             return decision
 
         # The store names the run with the id chosen in `ask`, so the list shows it from the first moment.
-        store = _AssignedStore(rt.store.path, live.run_id)
+        store = AssignedStore(rt.store.path, live.run_id)
         agent = rt.settings.agent.model_copy(update={"auto_approve": not self.review_plans})
         snapshot = rt.snapshot()
         snapshot["agent"]["auto_approve"] = agent.auto_approve  # recorded as it ran: replays review alike
