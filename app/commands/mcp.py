@@ -15,7 +15,7 @@ import typer
 
 from ..console import err, fail
 from ..settings import get_settings
-from .serve import listen_socket, url_of
+from .serve import listen_socket, run_until_stopped, url_of
 
 
 class BearerGuard:
@@ -52,7 +52,6 @@ def mcp(
     if transport == "stdio":
         server.run("stdio")  # the SDK keeps stdout for JSON-RPC: anything else printed goes to stderr
         return
-    import uvicorn
 
     from ..service.config import BindError, check_bind
 
@@ -69,11 +68,7 @@ def mcp(
     err.print(f"MCP server (streamable HTTP) at {url}/mcp{' with a bearer token' if token else ''} — Ctrl-C to stop",
               markup=False, highlight=False)
     sys.stderr.flush()
-    config = uvicorn.Config(app, log_level="warning", access_log=False, timeout_graceful_shutdown=3)
-    try:
-        uvicorn.Server(config).run(sockets=[sock])
-    finally:
-        sock.close()
+    run_until_stopped(app, sock)
 
 
 MCP_EXAMPLES = """Examples:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import socket
 import sys
+from typing import Any
 
 import typer
 
@@ -35,6 +36,18 @@ def url_of(sock: socket.socket) -> str:
     return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
 
+def run_until_stopped(app: Any, sock: socket.socket) -> None:
+    """Serve `app` on the listening socket until Ctrl-C; open event streams end with the server, and the
+    grace period bounds how long Ctrl-C waits for them."""
+    import uvicorn
+
+    config = uvicorn.Config(app, log_level="warning", access_log=False, timeout_graceful_shutdown=3)
+    try:
+        uvicorn.Server(config).run(sockets=[sock])
+    finally:
+        sock.close()
+
+
 def serve(
     host: str | None = typer.Option(None, "--host", help="address to listen on (default from settings: "
                                     "{settings.api.host}); off loopback, api.token is required"),
@@ -43,7 +56,6 @@ def serve(
 ) -> None:
     """Serve the HTTP API: POST /runs, GET /runs/{id}/events (SSE), POST /runs/{id}/plan, GET
     /runs/{id}/report, GET /runs, POST /runs/{id}/feedback. OpenAPI docs at /docs."""
-    import uvicorn
 
     from ..service.api import create_app
     from ..service.config import BindError, check_bind
@@ -61,12 +73,7 @@ def serve(
     out.print(f"serving the deepresearch API at {url} (docs: {url}/docs){' with a bearer token' if token else ''}"
               " — Ctrl-C to stop", markup=False, highlight=False)
     sys.stdout.flush()
-    # Open event streams end with the server: the grace period bounds how long Ctrl-C waits for them.
-    config = uvicorn.Config(app, log_level="warning", access_log=False, timeout_graceful_shutdown=3)
-    try:
-        uvicorn.Server(config).run(sockets=[sock])
-    finally:
-        sock.close()
+    run_until_stopped(app, sock)
     err.print("stopped", highlight=False)
 
 

@@ -106,16 +106,10 @@ def _host_shmem_bytes() -> int:
     raise AssertionError("no Shmem line in /proc/meminfo")
 
 
-def _host_dev_shm_used() -> int:
-    st = os.statvfs("/dev/shm")
-    return (st.f_blocks - st.f_bfree) * st.f_frsize
-
-
-async def test_dev_is_minimal_and_dev_shm_is_capped():
-    """Code that writes 16 x 60 MB into /dev/shm (host memory, unseen by RLIMIT_AS) is stopped at the cap."""
-    tool = PythonTool(SandboxSettings(wall_timeout_s=10, cpu_s=8, memory_mb=512))
-    shmem_before, dev_shm_before = _host_shmem_bytes(), _host_dev_shm_used()
-    peak = [shmem_before]
+async def run_measuring_shmem(tool: PythonTool, code: str) -> tuple[dict, int]:
+    """Run `code` in the sandbox while sampling the host's shared memory: (output, peak growth in bytes)."""
+    before = _host_shmem_bytes()
+    peak = [before]
     done = threading.Event()
 
     def sample() -> None:
@@ -125,34 +119,47 @@ async def test_dev_is_minimal_and_dev_shm_is_capped():
     sampler = threading.Thread(target=sample)
     sampler.start()
     try:
-        out = await run(tool, (
-            "import os, time\n"
-            "written = 0\n"
-            "try:\n"
-            "    for i in range(16):\n"
-            "        fd = os.open(f'/dev/shm/fill{i}', os.O_WRONLY | os.O_CREAT)\n"
-            "        for _ in range(60):\n"
-            "            written += os.write(fd, bytes(1 << 20))\n"
-            "except OSError as e:\n"
-            "    print('shm stopped:', e.strerror)\n"
-            "print('shm MB', written >> 20)\n"
-            "for p in ['/dev/evil', '/dev/shm/../evil2']:\n"
-            "    try:\n"
-            "        open(p, 'wb').write(b'x'); print('wrote', p)\n"
-            "    except OSError as e:\n"
-            "        print('denied', p, e.strerror)\n"
-            "print(sorted(os.listdir('/dev')))\n"
-            "time.sleep(1)  # hold what was written while the host is measured\n"
-        ))
+        out = await run(tool, code)
     finally:
         done.set()
         sampler.join()
+    return out, peak[0] - before
+
+
+def _host_dev_shm_used() -> int:
+    st = os.statvfs("/dev/shm")
+    return (st.f_blocks - st.f_bfree) * st.f_frsize
+
+
+async def test_dev_is_minimal_and_dev_shm_is_capped():
+    """Code that writes 16 x 60 MB into /dev/shm (host memory, unseen by RLIMIT_AS) is stopped at the cap."""
+    tool = PythonTool(SandboxSettings(wall_timeout_s=10, cpu_s=8, memory_mb=512))
+    dev_shm_before = _host_dev_shm_used()
+    out, grown = await run_measuring_shmem(tool, (
+        "import os, time\n"
+        "written = 0\n"
+        "try:\n"
+        "    for i in range(16):\n"
+        "        fd = os.open(f'/dev/shm/fill{i}', os.O_WRONLY | os.O_CREAT)\n"
+        "        for _ in range(60):\n"
+        "            written += os.write(fd, bytes(1 << 20))\n"
+        "except OSError as e:\n"
+        "    print('shm stopped:', e.strerror)\n"
+        "print('shm MB', written >> 20)\n"
+        "for p in ['/dev/evil', '/dev/shm/../evil2']:\n"
+        "    try:\n"
+        "        open(p, 'wb').write(b'x'); print('wrote', p)\n"
+        "    except OSError as e:\n"
+        "        print('denied', p, e.strerror)\n"
+        "print(sorted(os.listdir('/dev')))\n"
+        "time.sleep(1)  # hold what was written while the host is measured\n"
+    ))
     lines = out["stdout"].splitlines()
     assert lines[0] == "shm stopped: No space left on device", out
     assert int(lines[1].split()[2]) <= 16  # the cap, not 960 MB
     assert lines[2].startswith("denied /dev/evil") and lines[3].startswith("denied /dev/shm/../evil2"), out
     assert "sda" not in lines[4] and "null" in lines[4]
-    assert peak[0] - shmem_before < 200 * 1024 * 1024  # host memory did not take the 960 MB
+    assert grown < 200 * 1024 * 1024  # host memory did not take the 960 MB
     assert _host_dev_shm_used() - dev_shm_before < 50 * 1024 * 1024
     assert (await run(tool, "import multiprocessing as m; l = m.Lock(); print('lock ok')"))["stdout"] == "lock ok\n"
 

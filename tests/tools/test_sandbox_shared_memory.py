@@ -4,14 +4,13 @@ memory is sampled."""
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 
 import pytest
 from deepresearch.tools.config import SandboxSettings
 from deepresearch.tools.sandbox.tool import PythonTool
 
-from .test_sandbox import _host_shmem_bytes, run
+from .test_sandbox import run, run_measuring_shmem
 
 pytestmark = pytest.mark.skipif(not Path("/usr/bin/bwrap").exists(), reason="bubblewrap is not installed")
 
@@ -52,25 +51,11 @@ time.sleep(1)  # hold it while the host is measured
 
 async def test_shared_memory_and_memfd_cannot_hold_host_memory():
     tool = PythonTool(SandboxSettings(wall_timeout_s=15, cpu_s=10, memory_mb=256, max_disk_mb=128))
-    before = _host_shmem_bytes()
-    peak = [before]
-    done = threading.Event()
-
-    def sample() -> None:
-        while not done.wait(0.05):
-            peak[0] = max(peak[0], _host_shmem_bytes())
-
-    sampler = threading.Thread(target=sample)
-    sampler.start()
-    try:
-        out = await run(tool, HOLD)
-    finally:
-        done.set()
-        sampler.join()
+    out, grown = await run_measuring_shmem(tool, HOLD)
     assert out["exit_code"] == 0, out
     lines = out["stdout"].splitlines()
     assert "sysv MB 0" in lines and "memfd MB 0" in lines and "queues 0" in lines, out
-    assert peak[0] - before < 100 * 1024 * 1024, f"host shared memory grew {(peak[0] - before) >> 20} MB"
+    assert grown < 100 * 1024 * 1024, f"host shared memory grew {grown >> 20} MB"
     # What the data tools need still works: numpy, and multiprocessing's locks (POSIX shm in /dev/shm).
     ok = await run(tool, "import numpy as np, multiprocessing as m; m.Lock(); print(int(np.arange(5).sum()))")
     assert ok["stdout"] == "10\n", ok
