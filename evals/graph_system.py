@@ -1,7 +1,9 @@
 """The full Planner–Coordinator–Executor graph as an eval system.
 
-The graph logs its own calls to the trace store; this reads its result and, from the trace,
-the evidence its search/open calls returned (for the found-in-corpus rate).
+The graph logs its own calls to the trace store; this runs it through the shared run-and-score path
+(evals/scored_run.py: the run's answer, citations with their doc ids, usage) and reads from the trace
+what only the eval reports: the evidence its search/open calls returned (for the found-in-corpus
+rate), completion tokens, example leaks and the writer's answer options.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from deepresearch.agent.prompts import leaks_example
 from deepresearch.evals.dataset import EvalQuestion
 from deepresearch.evals.recorder import question_seed
 from deepresearch.evals.results import EvalCitation, StopReason, SystemOutput
+from deepresearch.evals.scored_run import ScoredRun, run_scored
 from deepresearch.evals.tooling import EvalTools, result_items
 from deepresearch.tools.base import ToolOutcome
 
@@ -71,8 +74,7 @@ def evidence_from_trace(store: TraceStore, run_id: str, tools: EvalTools) -> Tra
 
 
 async def run_graph(question: EvalQuestion, ctx: SystemContext) -> SystemOutput:
-    # heavy (langgraph); only when this system runs
-    from deepresearch.agent.graph.run import ResearchRuntime, RunOptions, research
+    from deepresearch.agent.graph.run import ResearchRuntime, RunOptions  # heavy (langgraph); only when this runs
 
     tools = ctx.require_tools()
     started = time.perf_counter()
@@ -80,33 +82,28 @@ async def run_graph(question: EvalQuestion, ctx: SystemContext) -> SystemOutput:
     options = RunOptions(tags=ctx.tags("graph", question), settings_snapshot={
         "system": "graph", "agent": ctx.agent.model_dump(mode="json"), "adapter": ctx.policy.adapter.label})
     policy = ctx.policy.with_seed(question_seed(ctx.evals.seed, question.id))
-    try:
-        result = await research(question.question, runtime, policy, options)
-    except Exception as exc:  # recorded per question, as for the baselines
-        return SystemOutput(
-            stop_reason="error", error=f"{type(exc).__name__}: {exc}", wall_s=time.perf_counter() - started,
-        )
-    facts = evidence_from_trace(ctx.store, result.run_id, tools)
+    # No gold here: the runner scores every system's output the same way (results.score_output, which
+    # shares answer_scores with run_scored), baselines included.
+    scored: ScoredRun[None] = await run_scored(question.question, runtime, policy, options,
+                                               doc_id_for=tools.doc_id_for)
+    if scored.result is None or scored.facts is None:  # recorded per question, as for the baselines
+        return SystemOutput(stop_reason="error", error=scored.error, wall_s=time.perf_counter() - started)
+    result, facts = scored.result, scored.facts
+    trace = evidence_from_trace(ctx.store, result.run_id, tools)
     citations = [
         EvalCitation(
-            n=int(c.get("n", i + 1)), source=str(c.get("source", "")),
-            doc_id=c.get("doc_id") or tools.doc_id_for(str(c.get("source", ""))),
+            n=int(c.get("n", i + 1)), source=str(c.get("source", "")), doc_id=c.get("doc_id"),
             quote=str(c.get("quote", "")), claim=str(c.get("claim", "")), verified=bool(c.get("verified", False)),
         )
-        for i, c in enumerate(_as_dicts(result.citations))
+        for i, c in enumerate(facts.citations)
     ]
     usage = result.usage or {}
     status = _STOP_REASONS.get(result.status, "error")
     return SystemOutput(
-        answer=(result.answer or "").strip(), citations=citations, retrieved_doc_ids=facts.doc_ids,
-        evidence=facts.evidence,
-        tool_calls=int(usage.get("tool_calls", 0)), llm_calls=int(usage.get("llm_calls", 0)),
-        llm_tokens=int(usage.get("llm_tokens", 0)), completion_tokens=facts.completion_tokens,
+        answer=facts.answer, citations=citations, retrieved_doc_ids=trace.doc_ids, evidence=trace.evidence,
+        tool_calls=facts.tool_calls, llm_calls=int(usage.get("llm_calls", 0)),
+        llm_tokens=facts.llm_tokens, completion_tokens=trace.completion_tokens,
         wall_s=float(usage.get("wall_s") or (time.perf_counter() - started)), stop_reason=status,
         error=None if status != "error" else f"graph ended with status '{result.status}': {result.stop_detail}",
-        run_id=result.run_id, leaked=facts.leaked, answer_options=facts.answer_options,
+        run_id=result.run_id, leaked=trace.leaked, answer_options=trace.answer_options,
     )
-
-
-def _as_dicts(citations: list[Any]) -> list[dict[str, Any]]:
-    return [c if isinstance(c, dict) else c.model_dump() for c in citations]

@@ -14,9 +14,9 @@ from deepresearch.evals.metrics import (
     answer_in_text,
     citation_precision_recall,
     exact_match,
-    f1,
     verified_share,
 )
+from deepresearch.evals.scored_run import answer_scores
 from pydantic import BaseModel, Field
 
 StopReason = Literal["finished", "budget_stop", "loop_stop", "error"]
@@ -102,9 +102,10 @@ def score_output(question: EvalQuestion, output: SystemOutput) -> QuestionScores
     found: float | None = None
     if not yes_no and output.evidence is not None:
         found = float(answer_in_text(output.evidence, question.golds))
+    em, f1_score = answer_scores(output.answer, question)  # as run_scored scores a graph run
     return QuestionScores(
-        em=exact_match(output.answer, question.golds),
-        f1=f1(output.answer, question.golds, yes_no=yes_no),
+        em=em,
+        f1=f1_score,
         citation_precision=precision,
         citation_recall=recall,
         verified_share=verified_share(c.verified for c in output.citations),

@@ -62,9 +62,10 @@ def build_world(out: Path, n_train: int, n_dev: int, seed: int, types: list[str]
 
 async def dev_rewards(questions, runtime, policy, *, label: str, doc_id_for, cfg, concurrency: int) -> list[dict]:
     """Each dev question answered once, decoded by `policy` (its seed is the eval seed; each question's run
-    seed derives from it); the trainer's reward of each run."""
-    from deepresearch.agent.graph.run import RunOptions, research
-    from deepresearch.train.rewards import facts_from_trace, score_run
+    seed derives from it); the trainer's reward of each run, through the shared run-and-score path."""
+    from deepresearch.agent.graph.run import RunOptions
+    from deepresearch.evals.scored_run import run_scored
+    from deepresearch.train.rewards import score_run
     from deepresearch.train.rollout import run_seed
 
     gate = asyncio.Semaphore(concurrency)
@@ -72,20 +73,23 @@ async def dev_rewards(questions, runtime, policy, *, label: str, doc_id_for, cfg
     async def one(q) -> dict:
         options = RunOptions(tags={"demo_eval": label, "seed": policy.seed})
         async with gate:
-            result = await research(q.question, runtime, policy.with_seed(run_seed(policy.seed, 0, q.id, 0)), options)
-        facts = facts_from_trace(runtime.store, result.run_id, doc_id_for)
-        reward = score_run(facts, q, cfg.rewards)
-        return {"question_id": q.id, "run_id": result.run_id, "reward": reward.total, "terms": reward.terms,
-                "tier": reward.tier, "gold_evidence": facts.found_any(q.gold_doc_ids)}
+            scored = await run_scored(q.question, runtime, policy.with_seed(run_seed(policy.seed, 0, q.id, 0)),
+                                      options, gold=q, doc_id_for=doc_id_for,
+                                      reward=lambda facts: score_run(facts, q, cfg.rewards))
+        if scored.reward is None:  # the run raised: a measurement with a hole in it is not one
+            raise RuntimeError(f"dev question {q.id}: {scored.error}")
+        reward = scored.reward
+        return {"question_id": q.id, "run_id": scored.run_id, "reward": reward.total, "terms": reward.terms,
+                "tier": reward.tier, "gold_evidence": scored.gold_evidence}
 
     return list(await asyncio.gather(*(one(q) for q in questions)))
 
 
 def gold_evidence(store, run_id: str, gold_doc_ids: list[str], doc_id_for) -> bool:
-    """Whether any finding of the run came from one of the question's gold documents: the search the
-    planner and executors ran found the evidence the writer needs (read as the evidence reward reads it,
-    a finding's URL standing for its document when the finding names none)."""
-    from deepresearch.train.rewards import facts_from_trace
+    """Whether any finding of a rollout run came from one of the question's gold documents: the search the
+    planner and executors ran found the evidence the writer needs (read as run_scored and the evidence
+    reward read it, a finding's URL standing for its document when the finding names none)."""
+    from deepresearch.evals.scored_run import facts_from_trace
 
     return facts_from_trace(store, run_id, doc_id_for).found_any(gold_doc_ids)
 

@@ -1,8 +1,9 @@
 """Publishing: a candidate adapter is evaluated on the dev set and served only if it does not regress.
 
-The gate runs the evals runner (the same code as `deepresearch eval`) on the dev questions with the
-candidate and with what is served now (base model or current adapter), on the same questions and
-seeds, and compares one metric's mean. The eval directories are keyed by adapter and seed, and the
+The gate runs the evals runner (the same code as `deepresearch eval`; its graph system runs each question
+through evals/scored_run.py, the run-and-score path rollouts and the learning demo use too) on the dev
+questions with the candidate and with what is served now (base model or current adapter), on the same
+questions and seeds, and compares one metric's mean. The eval directories are keyed by adapter and seed, and the
 runner resumes from them, so the baseline is evaluated once, not once per round.
 """
 

@@ -12,17 +12,17 @@
     judge     an LLM judge's relative rank of this run's report within its group (judge.py)
 
 A term with no basis (no gold answer, no feedback, judge off) is absent, not zero. The run's reward is
-Σ weight · term over the present terms (RewardSettings weights).
+Σ weight · term over the present terms (RewardSettings weights). What a run did (`RunFacts`) is read by
+evals/scored_run.py, the run-and-score path every caller shares.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from deepresearch.agent.graph.events import FindingMade, MalformedReply, read_events
 from deepresearch.evals.metrics import citation_precision_recall, exact_match, f1, normalize_answer
-from pydantic import BaseModel, Field
+from deepresearch.evals.scored_run import RunFacts
+from pydantic import BaseModel
 
 from .config import RewardSettings
 from .questions import TrainQuestion
@@ -37,25 +37,6 @@ NOT_FOUND_ANSWERS = frozenset({
 })
 
 
-class RunFacts(BaseModel):
-    """What a reward looks at, read from the trace (or the ResearchResult) of one run."""
-
-    run_id: str
-    status: str
-    answer: str = ""
-    citations: list[dict[str, Any]] = Field(default_factory=list)
-    evidence_doc_ids: list[str] = Field(default_factory=list, description="documents the run's findings came from")
-    tool_calls: int = 0
-    llm_tokens: int = 0
-    feedback: list[float] = Field(default_factory=list)
-    failed_roles: list[str] = Field(default_factory=list, description="roles whose output stayed malformed")
-
-
-    def found_any(self, gold_doc_ids: list[str]) -> bool:
-        """Whether the run drew a finding from one of these documents."""
-        return bool(set(gold_doc_ids) & set(self.evidence_doc_ids))
-
-
 class RewardBreakdown(BaseModel):
     run_id: str
     terms: dict[str, float]
@@ -66,27 +47,6 @@ class RewardBreakdown(BaseModel):
 def is_not_found(answer: str) -> bool:
     norm = normalize_answer(answer)
     return norm in NOT_FOUND_ANSWERS or norm.startswith("not found")
-
-
-def facts_from_trace(store: TraceStore, run_id: str, doc_id_for: Any = None) -> RunFacts:
-    """The run's record plus its events: a role failed when its reply stayed malformed on the second attempt
-    (the graph retries a malformed reply once). `doc_id_for(url)` fills citation doc ids if missing."""
-    run = store.get_run(run_id)
-    failed = [e.role for e in read_events(store, run_id, MalformedReply) if e.role and e.attempt >= 2]
-
-    def doc_id(item: Mapping[str, Any]) -> str | None:  # a citation or a finding: its doc id, else by its URL
-        return item.get("doc_id") or (doc_id_for(str(item.get("source", ""))) if doc_id_for else None)
-
-    citations = [{**c, "doc_id": doc_id(c)} for c in run.citations]
-    findings = [e.finding for e in read_events(store, run_id, FindingMade)]
-    evidence = list(dict.fromkeys(d for f in findings if (d := doc_id(f))))
-    usage = run.usage or {}
-    return RunFacts(
-        run_id=run.id, status=run.status, answer=(run.answer or "").strip(), citations=citations,
-        evidence_doc_ids=evidence,
-        tool_calls=int(usage.get("tool_calls", 0)), llm_tokens=int(usage.get("llm_tokens", 0)),
-        feedback=[float(f["score"]) for f in run.feedback], failed_roles=failed,
-    )
 
 
 def outcome_tier(facts: RunFacts, q: TrainQuestion, cfg: RewardSettings) -> tuple[str, float] | None:

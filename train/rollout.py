@@ -1,8 +1,9 @@
 """Rollout groups: each question answered G times by the real agent graph, sampling on, concurrently.
 
-The runs are ordinary runs (same graph, same tools, same trace) tagged with the training round and
-their group, so they can be scored, turned into samples, and told apart from users' runs. Several
-model servers can share the work: runs are dealt to them round-robin.
+The runs are ordinary runs (same graph, same tools, same trace; run through evals/scored_run.py like the
+eval's graph system) tagged with the training round and their group, so they can be scored, turned into
+samples, and told apart from users' runs. Several model servers can share the work: runs are dealt to
+them round-robin.
 """
 
 from __future__ import annotations
@@ -56,7 +57,8 @@ async def rollout_groups(
 ) -> list[RolloutGroup]:
     """Run every question `spec.group_size` times, dealing the runs round-robin to `runtimes` (one per
     model server). Returns one group per question with the run ids in member order."""
-    from deepresearch.agent.graph.run import RunOptions, research
+    from deepresearch.agent.graph.run import RunOptions
+    from deepresearch.evals.scored_run import run_scored
 
     if spec.group_size < 2:
         raise ValueError("a group needs at least 2 runs (GRPO compares runs of the same question)")
@@ -75,14 +77,17 @@ async def rollout_groups(
         snapshot = {"system": "train-rollout", **policy.snapshot(), "agent": runtime.settings.model_dump(mode="json")}
         async with gate:
             try:
-                result = await research(group.question.question, runtime, policy,
-                                        RunOptions(tags=tags, settings_snapshot=snapshot))
-                run_ids[(g, member)] = result.run_id
-            except Exception as exc:  # one broken run must not sink the round; it is reported
-                group.failures.append(f"{type(exc).__name__}: {exc}")
+                # No gold or reward here: the score phase scores a whole group at once (the judge ranks
+                # its reports against each other) from the trace, with the same facts_from_trace.
+                scored = await run_scored(group.question.question, runtime, policy,
+                                          RunOptions(tags=tags, settings_snapshot=snapshot))
             finally:
                 if on_run_done is not None:
                     on_run_done()
+            if scored.run_id is not None:
+                run_ids[(g, member)] = scored.run_id
+            else:  # one broken run must not sink the round; it is reported
+                group.failures.append(scored.error or "the run ended without a result")
 
     jobs = [(g, m) for m in range(spec.group_size) for g in range(len(groups))]  # spread questions over time
     await asyncio.gather(*(one(g, m, runtimes[i % len(runtimes)]) for i, (g, m) in enumerate(jobs)))

@@ -10,12 +10,13 @@ from collections.abc import Callable, Sequence
 from statistics import mean
 from typing import TYPE_CHECKING, Any
 
+from deepresearch.evals.scored_run import facts_from_trace
 from pydantic import BaseModel
 
 from .config import RewardSettings
 from .grpo import group_advantages
 from .judge import judge_group
-from .rewards import RewardBreakdown, facts_from_trace, log_reward, score_run
+from .rewards import RewardBreakdown, log_reward, score_run
 from .rollout import RolloutGroup
 from .samples import LLM_EVENT, SkippedCall, TrainingSample, samples_from_events
 

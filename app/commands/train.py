@@ -11,7 +11,7 @@ Each round: rollout (every question G times through the real graph) → score (r
 from __future__ import annotations
 
 import asyncio
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, get_args
 
@@ -22,7 +22,6 @@ from deepresearch.app.settings import get_settings
 if TYPE_CHECKING:
     from deepresearch.app.settings import Settings
     from deepresearch.train.config import TrainSettings
-    from deepresearch.train.loop import TrainLoop
     from deepresearch.train.questions import TrainQuestion
 
 PHASES = ("rollout", "score", "update", "eval")
@@ -229,9 +228,10 @@ async def _train(
     from deepresearch.app.runtime import build_model_from, quiet_libraries
     from deepresearch.tools.index.store import IndexNotFound
     from deepresearch.train.environment import rollout_environment
-    from deepresearch.train.loop import LoopContext, TrainLoop
+    from deepresearch.train.loop import LoopContext, RoundReport, TrainLoop
     from deepresearch.train.questions import questions_from_runs
     from deepresearch.train.registry import AdapterRegistry
+    from deepresearch.train.rounds import fixed_rounds, watch_rounds
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     quiet_libraries()
@@ -268,10 +268,17 @@ async def _train(
                     export_dir=export_dir, progress=RichPhases(bar),
                 )
                 loop = TrainLoop(ctx, resume=resume)
+
+                def print_round(report: RoundReport) -> None:
+                    bar.console.print(report.line(), markup=False, highlight=False)
+
                 if watch:
-                    await _watch(loop, store, cfg, since, rounds, bar)
+                    bar.console.print(f"watching for new runs and feedback (every {cfg.watch_poll_s:.0f} s; "
+                                      "Ctrl-C stops)")
+                    await watch_rounds(loop, store, cfg, since, rounds, print_round)
                 else:
-                    await _fixed_rounds(loop, items, cfg, rounds, bar)
+                    await fixed_rounds(loop, items, cfg, rounds, print_round)
+                    out.print(f"done: {rounds} round(s); serving {registry.current or 'the base model'}")
     except IndexNotFound as exc:
         raise fail(str(exc)) from None
     except KeyboardInterrupt:
@@ -280,34 +287,6 @@ async def _train(
         for model in models:
             await model.close()
         store.close()
-
-
-async def _fixed_rounds(loop: TrainLoop, items: list[TrainQuestion], cfg: TrainSettings, rounds: int, bar) -> None:
-    from deepresearch.train.questions import round_questions
-
-    for k in range(1, rounds + 1):
-        picked = round_questions(items, k, cfg.rollout.questions_per_round, cfg.grpo.seed)
-        report = await loop.run_round(picked)
-        bar.console.print(report.line(), markup=False, highlight=False)
-    out.print(f"done: {rounds} round(s); serving {loop.ctx.registry.current or 'the base model'}")
-
-
-async def _watch(loop: TrainLoop, store: Any, cfg: TrainSettings, since: datetime | None, rounds: int, bar) -> None:
-    """Wait for enough new logged questions, or feedback on logged runs, then train a round on them."""
-    from deepresearch.train.questions import watch_round
-
-    mark = since or datetime.now(UTC)
-    done = 0
-    bar.console.print(f"watching for new runs and feedback (every {cfg.watch_poll_s:.0f} s; Ctrl-C stops)")
-    while rounds == 0 or done < rounds:
-        fresh = watch_round(store, mark, cfg.watch_min_new_runs)
-        if fresh is not None:
-            mark = datetime.now(UTC)
-            report = await loop.run_round(fresh[: cfg.rollout.questions_per_round])
-            bar.console.print(report.line(), markup=False, highlight=False)
-            done += 1
-        else:
-            await asyncio.sleep(cfg.watch_poll_s)
 
 
 def _base_model_dir(settings: Settings, cfg: TrainSettings) -> Path:

@@ -67,14 +67,14 @@ class Bar:
 
 
 async def test_watch_trains_when_enough_new_questions_or_feedback_arrive(tmp_path: Path):
-    from deepresearch.app.commands.train import _watch
+    from deepresearch.train.rounds import watch_rounds
 
     store = TraceStore(tmp_path / "t.db")
     cfg = TrainSettings(watch_poll_s=0.05, watch_min_new_runs=2)
     old = store.start_run("an old question", {})
     store.finish_run(old, "finished", "x", "r", [], {})
     loop = RecordingLoop()
-    task = asyncio.create_task(_watch(loop, store, cfg, None, 2, Bar))
+    task = asyncio.create_task(watch_rounds(loop, store, cfg, None, 2, lambda report: Bar.console.print(report.line())))
     await asyncio.sleep(0.2)
     assert loop.rounds == []  # nothing new yet
     for q in ("first new question", "second new question"):

@@ -7,10 +7,11 @@ from pathlib import Path
 import pytest
 from deepresearch.agent.model.types import Completion
 from deepresearch.agent.trace.store import TraceStore
+from deepresearch.evals.scored_run import RunFacts, facts_from_trace
 from deepresearch.tools.base import ToolOutcome
 from deepresearch.train.config import RewardSettings
 from deepresearch.train.questions import TrainQuestion, questions_from_file, questions_from_runs
-from deepresearch.train.rewards import RunFacts, facts_from_trace, is_not_found, score_run
+from deepresearch.train.rewards import is_not_found, score_run
 from deepresearch.train.rollout import RolloutGroup
 from deepresearch.train.samples import samples_from_events
 from deepresearch.train.scoring import round_samples, score_groups
