@@ -6,6 +6,7 @@ import pytest
 import torch
 from deepresearch.agent.model.embedded_batch import HEADROOM, GrowingLayer, KVBatch, left_padded
 from deepresearch.agent.model.embedded_grammar import closing_reserve, inside_json_string
+from deepresearch.agent.model.embedded_jump import DraftMemo
 from deepresearch.agent.model.embedded_sampling import RowSampler, _restrict_to_nucleus
 from deepresearch.agent.model.types import Sampling
 from transformers import DynamicCache
@@ -108,3 +109,16 @@ def test_compact_moves_each_rows_real_columns_right_and_keeps_their_order():
     uneven.compact()  # the shorter row is left-padded with zeros again
     assert uneven.attention_mask.tolist() == [[1, 1, 1], [0, 0, 1]]
     assert uneven.cache.layers[0].keys[1, 0, :2].abs().sum() == 0
+
+
+def test_draft_memo_learns_the_models_own_tokenisation_of_a_forced_string():
+    texts = {1: "{", 2: '"', 3: "tool", 4: '":', 5: '"search', 6: '{"', 7: '":"'}
+    memo = DraftMemo(encode=lambda text: [6, 3, 7], token_text=texts.__getitem__)
+    forced = '{"tool":"'
+    assert memo.draft(forced) == [6, 3, 7]  # nothing learnt yet: the canonical tokens
+    assert not memo.learn(forced, [1, 2, 3])  # not all written yet
+    assert memo.learn(forced, [1, 2, 3, 4, 2])
+    assert memo.draft(forced) == [1, 2, 3, 4, 2]
+    other = DraftMemo(encode=lambda text: [6, 3, 7], token_text=texts.__getitem__)
+    assert other.learn(forced, [1, 2, 3, 4, 5])  # '"search' runs past the forced text: nothing to keep
+    assert other.draft(forced) == [6, 3, 7]
