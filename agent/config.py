@@ -23,6 +23,10 @@ class ModelSettings(BaseModel):
     adapter: str | None = Field(None, description="LoRA adapter to request by name; None = base model")
     max_batch: int = Field(8, ge=1, le=256, description="embedded engine: requests decoded together")
     threads: int | None = Field(None, ge=1, description="torch threads for the embedded engine (default: cores)")
+    jump_forward: Literal["verified", "forced", "off"] = Field(
+        "verified", description="embedded engine: text the JSON grammar forces is checked in one pass (verified: "
+        "the same output as off), appended unsampled and marked (forced), or decoded token by token (off)"
+    )
     request_timeout_s: float = Field(600.0, gt=0)
     max_retries: int = Field(4, ge=0, le=20)
     temperature: float = Field(0.0, ge=0.0, le=5.0, description="sampling temperature for answering runs")

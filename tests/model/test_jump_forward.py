@@ -231,3 +231,17 @@ def test_the_trainer_puts_no_loss_on_marked_forced_tokens():
     assert loss_positions(marked, skip_forced=False) == [0, 1, 2, 3]
     assert Completion.model_validate({**old, "text": "", "model": "m", "logprobs": old["logprobs"]}).forced_positions \
         == []
+
+
+async def test_the_model_jump_forward_setting_reaches_the_engine(tmp_path):
+    from deepresearch.agent.config import ModelSettings
+    from deepresearch.agent.model.factory import build_model
+
+    from .conftest import model_cache_dir
+
+    model = build_model(ModelSettings(jump_forward="forced"), cache_dir=model_cache_dir())
+    try:
+        got = await model.complete(ENUM_CASES[0])
+        assert got.forced_positions and all(got.logprobs[i] == 0.0 for i in got.forced_positions)
+    finally:
+        await model.close()
