@@ -154,7 +154,12 @@ class RowGrammar:
     def forced_string(self) -> str:
         """The longest text every continuation from here starts with ("" when the model has a choice):
         a key, punctuation, the rest of an enum value. Does not change the matcher's state."""
-        return self._matcher.find_jump_forward_string()
+        try:
+            return self._matcher.find_jump_forward_string()
+        except UnicodeDecodeError:
+            # The row stopped inside a multi-byte character (the model drew the first byte of "°" as its own
+            # token): xgrammar cannot return the rest as text, so this step makes no jump.
+            return ""
 
     @property
     def terminated(self) -> bool:

@@ -245,3 +245,20 @@ async def test_the_model_jump_forward_setting_reaches_the_engine(tmp_path):
         assert got.forced_positions and all(got.logprobs[i] == 0.0 for i in got.forced_positions)
     finally:
         await model.close()
+
+
+async def test_a_row_stopped_inside_a_multibyte_character_jumps_nowhere_and_finishes(embedded, model_dir):
+    """Seen in an eval: the model drew the first byte of "°" as its own token, and xgrammar could not return
+    the forced rest (a lone UTF-8 continuation byte) as text — the step failed every row of the batch."""
+    from deepresearch.agent.model.embedded_grammar import GrammarCache
+    from transformers import AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(model_dir)
+    schema = obj({"q": {"enum": ["It is 45° north"]}})
+    row = GrammarCache(tokenizer, len(tokenizer)).matcher(GrammarCache(tokenizer, len(tokenizer)).compile(schema))
+    for token in tokenizer.encode('{"q":"It is 45', add_special_tokens=False):
+        assert row.accept(token)
+    assert row.accept(tokenizer.convert_tokens_to_ids("Â"))  # byte 0xC2, the first of "°"
+    assert row.forced_string() == ""
+    got = await embedded.complete(ask("Where is it?", schema))
+    assert got.parsed == {"q": "It is 45° north"}
