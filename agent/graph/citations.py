@@ -2,8 +2,8 @@
 
 "Verified" means both:
   1. the quote is in the source (case-, accent-, punctuation- and whitespace-insensitive), and
-  2. the point that cites it says nothing specific the quote does not: every name (capitalised word),
-     number and date of the point occurs in the quote or in its source's title.
+  2. the point that cites it says something (not a bare "yes"), and nothing specific the quote does not:
+     every name (capitalised word), number and date of the point occurs in the quote or its source's title.
 Check 2 is cheap and literal on purpose: it cannot prove that a quote entails its point, but it
 catches the failure a small model makes most, a point naming someone or something its quote never
 mentions ("… a comedy play by John Burgoyne [2]" citing a quote that names Aphra Behn).
@@ -43,12 +43,20 @@ def unsupported_terms(claim: str, quote: str, title: str = "") -> list[str]:
     return missing
 
 
+def says_something(claim: str) -> bool:
+    """Whether a point has any word beyond answer and function words: a bare "yes" or "no" cites nothing
+    (seen: both "yes" and "no" verified as points of one report, each citing an unrelated sentence)."""
+    return any(m.group().lower() not in _PLAIN for m in _TERM.finditer(claim))
+
+
 def check_citation(n: int, finding: Finding, claim: str, source_text: Callable[[str], str | None]) -> Citation:
     text = source_text(finding["source"])
     if text is None:
         ok, reason = False, "source text not available"
     elif not quote_supported(finding["quote"], text):
         ok, reason = False, "quote not found in the source"
+    elif not says_something(claim):
+        ok, reason = False, "the point says nothing a quote could support"
     elif missing := unsupported_terms(claim, finding["quote"], finding["title"]):
         ok, reason = False, "the quote does not support the point (" + ", ".join(missing[:4]) + " not in it)"
     else:

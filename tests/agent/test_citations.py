@@ -35,3 +35,11 @@ def test_numbers_and_dates_count_and_the_title_supports_too():
 def test_a_quote_missing_from_the_source_fails_first():
     cite = check_citation(1, finding(), "Aphra Behn wrote it.", lambda _: "A different page.")
     assert not cite["verified"] and cite["reason"] == "quote not found in the source"
+
+
+def test_a_bare_yes_or_no_point_is_not_verified():
+    # Seen in the session-6 eval: points "yes" and "no" of one report, both verified, citing unrelated sentences.
+    for point in ("yes", "No.", "The answer is yes"):
+        cite = check_citation(1, finding(), point, lambda _: SOURCE)
+        assert not cite["verified"] and cite["reason"] == "the point says nothing a quote could support", point
+    assert check_citation(1, finding(), "yes, a play by Aphra Behn", lambda _: SOURCE)["verified"]
