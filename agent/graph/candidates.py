@@ -22,6 +22,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from .evidence import without_disambiguation
 from .spans import GENERIC_NAMES, STOP_WORDS, WORD, AnswerKind, Span, name_spans, spans_of
 
 _WHO = re.compile(r"^\s*(who|whom|whose)\b|\b(who|whom)\s+(is|was|were|are|did|does|has|had)\b|\bwhat (actor|actress|"
@@ -172,7 +173,7 @@ def rank_candidates(question: str, sentences: Iterable[EvidenceSentence], k: int
             continue
         s_words = [(m.group().lower(), m.start()) for m in WORD.finditer(sent.text)]
         title_stems = {stem(w) for w in content_words(sent.title)}
-        title_key = _norm(re.sub(r"\s*\([^)]*\)\s*$", "", sent.title))
+        title_key = _norm(without_disambiguation(sent.title))
         rel_hits = [(stem(w), pos) for w, pos in s_words if stem(w) in relation]
         ent_shared = ({stem(w) for w, _ in s_words} | title_stems) & entity
         # A hop's source is about the bridge, which the evidence named beside the question's entities.

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from .candidates import DEATH, EvidenceSentence, content_words, life_date, stem
-from .evidence import normalise
+from .evidence import normalise, without_disambiguation
 
 Order = Literal["earliest", "latest"]
 
@@ -76,7 +76,7 @@ def _is_own(option: str, sent: EvidenceSentence) -> bool:
 
 
 def _name_key(name: str) -> str:
-    return re.sub(r"^(the|a|an) ", "", normalise(re.sub(r"\s*\([^)]*\)\s*$", "", name)))
+    return re.sub(r"^(the|a|an) ", "", normalise(without_disambiguation(name)))
 
 
 def _first_year(sentences: list[EvidenceSentence], death: bool) -> tuple[int, EvidenceSentence] | None:

@@ -26,6 +26,11 @@ def split_sentences(text: str, max_chars: int = 400) -> list[str]:
     return out
 
 
+def without_disambiguation(title: str) -> str:
+    """A page title's name without its trailing disambiguation: "The Wild (film)" → "The Wild"."""
+    return re.sub(r"\s*\([^)]*\)\s*$", "", title)
+
+
 def normalise(text: str) -> str:
     """Case-, accent-, punctuation- and whitespace-insensitive form used to match quotes."""
     text = unicodedata.normalize("NFKD", text)

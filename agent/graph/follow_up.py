@@ -46,10 +46,15 @@ async def follow_up(state: ResearchState, runtime: Runtime[ResearchContext]) -> 
     return Command(goto="coordinator", update={**update, "plan": [step]})
 
 
+def searched(state: ResearchState) -> set[str]:
+    """What the run has searched for so far, normalised."""
+    return {normalise(c["input"]) for c in state.get("tool_calls", []) if c["tool"] == "search"}
+
+
 def option_steps(state: ResearchState, options: list[str], ctx: ResearchContext) -> list[PlanStep]:
     """For an "A or B" question: a search for each option not searched yet, so that both options'
     own sources are read and the evidence can decide between them (comparison.py)."""
-    made = {normalise(c["input"]) for c in state.get("tool_calls", []) if c["tool"] == "search"}
+    made = searched(state)
     plan = state.get("plan", [])
     first = max((s["id"] for s in plan), default=0) + 1
     steps: list[PlanStep] = []
@@ -67,7 +72,7 @@ async def bridge_step(state: ResearchState, ctx: ResearchContext) -> tuple[PlanS
     """The step that searches the bridge entity (None: no hop), and the usage of the choice's LLM call."""
     if answer_choices(state["question"]) is not None:
         return None, None
-    made = {normalise(c["input"]) for c in state.get("tool_calls", []) if c["tool"] == "search"}
+    made = searched(state)
     sentences = read_sentences(state.get("sources", []), ctx.toolbox.source_text)
     ranked = rank_candidates(state["question"], sentences, k=BRIDGE_OPTIONS + len(made), kind="name", weights=BRIDGE_W)
     names = [c.text for c in ranked if normalise(c.text) not in made][:BRIDGE_OPTIONS]
