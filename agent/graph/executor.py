@@ -36,6 +36,11 @@ def observation(tool: Tool | None, name: str, value: str, outcome: ToolOutcome) 
     return tool.observe(value, outcome.output or {})
 
 
+def _rank_of(note: str, sources: list[Surfaced]) -> int:
+    """The rank of the first source a note names (notes of parallel reads are kept in rank order)."""
+    return next((rank for rank, s in enumerate(sources) if s.url in note), len(sources))
+
+
 class StepRun:
     """Mutable bookkeeping of one executor run; turned into a state update at the end."""
 
@@ -83,23 +88,26 @@ class StepRun:
             return []
         return tool.sources(outcome.output or {})
 
-    async def read_source(self, source: Surfaced, rank: int, extract: bool) -> None:
-        """Get the source's full text (opening it if needed); with `extract`, turn it into one finding."""
+    async def read_source(self, source: Surfaced, rank: int, extract: bool) -> tuple[SourceRead | None, Finding | None]:
+        """Get the source's full text (opening it if needed); with `extract`, turn it into one finding.
+
+        Returns what was read instead of appending it: sources are read in parallel, and the caller keeps
+        them in rank order, so a run's findings (and the citation numbers they get) do not depend on which
+        page arrived first."""
         url, title, doc_id, text = source.url, source.title, source.doc_id, source.text
         self.read.add(url)
         if text is None:
             page = next(iter(self.surfaced(OPEN, await self.call(OPEN, url))), None)
             if page is None:  # not opened, or no text in it
-                return
+                return None, None
             text, title, doc_id = page.text or "", page.title or title, doc_id or page.doc_id
-        if text:
-            self.sources.append(SourceRead(step_id=self.step["id"], url=url, title=title, doc_id=doc_id, rank=rank,
-                                           hop=bool(self.step.get("bridge"))))
+        read = SourceRead(step_id=self.step["id"], url=url, title=title, doc_id=doc_id, rank=rank,
+                          hop=bool(self.step.get("bridge"))) if text else None
         if not extract:
-            return
+            return read, None
         options = best_sentences(text, f"{self.task['question']} {self.step['goal']}", QUOTE_OPTIONS)
         if not options:
-            return
+            return read, None
         # The page's title is the page author's text too: it goes inside the fence, the address outside.
         shown = fence_untrusted(f"{title}\n\n{text}" if title else text, source=url,
                                 max_chars=self.ctx.settings.evidence_chars)
@@ -110,16 +118,15 @@ class StepRun:
             )
         except MalformedOutput as exc:
             self.errors.append(f"step {self.step['id']}: {exc}")
-            return
+            return read, None
         self.add_usage(usage)
         if not out.relevant:
             self.observations.append(f"{url}: not relevant")
-            return
+            return read, None
         start, end = locate(out.quote, text) or (-1, -1)
         finding = Finding(step_id=self.step["id"], claim=out.claim, quote=out.quote, source=url, title=title,
                           doc_id=doc_id, start=start, end=end)
-        self.findings.append(finding)
-        self.ctx.record(FindingMade(finding))
+        return read, finding
 
     async def next_action(self) -> tuple[str, str] | None:
         schema = action_schema(self.ctx.toolbox.plannable())
@@ -147,8 +154,16 @@ class StepRun:
             outcome = await self.call(*action)
             # Sources this step already read are not read again, unless the call brought their text itself.
             fresh = [s for s in self.surfaced(action[0], outcome) if s.text is not None or s.url not in self.read]
-            await asyncio.gather(*(self.read_source(s, rank, rank < EXTRACTED_PER_CALL)
-                                   for rank, s in enumerate(fresh[:SOURCES_PER_CALL])))
+            reading, noted = fresh[:SOURCES_PER_CALL], len(self.observations)
+            reads = await asyncio.gather(*(self.read_source(s, rank, rank < EXTRACTED_PER_CALL)
+                                           for rank, s in enumerate(reading)))
+            self.observations[noted:] = sorted(self.observations[noted:], key=lambda o: _rank_of(o, reading))
+            for read, finding in reads:  # in rank order, whatever order the reads finished in
+                if read is not None:
+                    self.sources.append(read)
+                if finding is not None:
+                    self.findings.append(finding)
+                    self.ctx.record(FindingMade(finding))
 
 
 async def executor(task: ExecutorTask, runtime: Runtime[ResearchContext]) -> dict[str, Any]:
