@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import re
-import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
 from deepresearch.evals.dataset import CorpusDoc
@@ -21,12 +21,8 @@ from deepresearch.evals.manifest import file_sha256
 from deepresearch.evals.tooling import EvalTools
 from deepresearch.tools.config import ToolSettings
 
-
-def free_port() -> int:
-    """A port the OS just had free on 127.0.0.1."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+if TYPE_CHECKING:
+    from deepresearch.tools.toolbox import Toolbox
 
 
 def index_name_for(corpus: Path) -> str:
@@ -65,6 +61,12 @@ def eval_tool_settings(tools: ToolSettings, web_url: str) -> ToolSettings:
 MEMORY_TOOLS = ("remember", "recall")
 
 
+def without_memory(toolbox: Toolbox, why: str) -> None:
+    """Long-term memory off: runs of one eval or training round must not read what another remembered."""
+    for tool in MEMORY_TOOLS:
+        toolbox.unavailable[tool] = why
+
+
 @asynccontextmanager
 async def eval_environment(
     corpus: Path | None, docs: list[CorpusDoc] | None, tools: ToolSettings | None, *, use_memory: bool = False,
@@ -79,7 +81,7 @@ async def eval_environment(
         return
     from deepresearch.tools.index.documents import SourceDoc
     from deepresearch.tools.index.registry import IndexRegistry
-    from deepresearch.tools.localweb.server import LocalWebServer
+    from deepresearch.tools.localweb.server import LocalWebServer, site_port
     from deepresearch.tools.toolbox import build_toolbox
 
     by_id = {d.id: d for d in docs or []}
@@ -94,12 +96,11 @@ async def eval_environment(
         builder.close()
     # One connection to the index for the whole run: the toolbox's. The site must exist before the
     # toolbox (its search points there), so the port is chosen first and the server starts on it.
-    web_url = f"http://127.0.0.1:{free_port()}"
+    web_url = f"http://127.0.0.1:{site_port(name)}"
     toolbox = build_toolbox(eval_tool_settings(tools, web_url), offline=True, index=name, searxng_url=web_url)
     try:
         if not use_memory:
-            for tool in MEMORY_TOOLS:
-                toolbox.unavailable[tool] = "long-term memory is off during evals (questions stay independent)"
+            without_memory(toolbox, "long-term memory is off during evals (questions stay independent)")
         with LocalWebServer(toolbox.local_indexes[0], port=urlsplit(web_url).port or 0):
             yield EvalTools(
                 search_tool=toolbox.get("search"), open_tool=toolbox.get("open"),

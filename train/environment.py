@@ -49,16 +49,19 @@ async def rollout_environment(
             yield RolloutEnvironment(toolbox=env.toolbox, doc_id_for=env.doc_id_for)
         return
 
-    from deepresearch.evals.environment import eval_tool_settings, local_web_doc_id
+    from deepresearch.evals.environment import eval_tool_settings, local_web_doc_id, without_memory
     from deepresearch.tools.index.registry import IndexRegistry
-    from deepresearch.tools.localweb.server import LocalWebServer
+    from deepresearch.tools.localweb.server import LocalWebServer, site_port
     from deepresearch.tools.toolbox import build_toolbox
 
     registry = IndexRegistry(tools)
     try:
         assert index is not None
-        with LocalWebServer(registry.open(index)) as web:  # IndexNotFound names the known indexes
+        # IndexNotFound names the known indexes. A port of its own: the same URLs in every round and process.
+        with LocalWebServer(registry.open(index), port=site_port(index)) as web:
             toolbox = build_toolbox(eval_tool_settings(tools, web.url))
+            without_memory(toolbox, "long-term memory is off in training rollouts (the runs of a group stay "
+                                    "independent)")
             try:
                 yield RolloutEnvironment(toolbox=toolbox, doc_id_for=lambda url: local_web_doc_id(url, web.url),
                                          web_url=web.url)
@@ -78,7 +81,10 @@ async def _web_environment(tools: ToolSettings, index: str | None) -> AsyncItera
         local = parse_local_url(url)
         return local[1] if local is not None else None
 
+    from deepresearch.evals.environment import without_memory
+
     toolbox = build_toolbox(tools, index=index)
+    without_memory(toolbox, "long-term memory is off in training rollouts (the runs of a group stay independent)")
     try:
         yield RolloutEnvironment(toolbox=toolbox, doc_id_for=doc_id_for)
     finally:

@@ -19,9 +19,10 @@ from deepresearch.agent.model.policy import RunPolicy
 from pydantic import BaseModel, Field
 
 from .batching import count_micro_batches
+from .checkpoint import Checkpoint, LoopState, resumable
 from .config import TrainSettings
 from .publish import DevSet, GateResult, GateRun, eval_gate, publish, serve_adapter
-from .questions import TrainQuestion
+from .questions import TRAIN_TAG, TrainQuestion
 from .registry import AdapterRegistry
 from .rollout import RolloutSpec, rollout_groups
 from .scoring import round_samples, score_groups
@@ -111,21 +112,61 @@ class LoopContext:
 
 
 class TrainLoop:
-    def __init__(self, ctx: LoopContext, resume: bool = False):
+    """Rounds of the closed loop. With `resume`, it continues after the last round its checkpoint committed
+    (train/checkpoint.py): same adapter, optimiser, round number and question stream."""
+
+    def __init__(self, ctx: LoopContext, resume: bool = False, stream: str = ""):
         self.ctx = ctx
         self.updater: Any = None
-        self.round_index = 0
-        self.policy_adapter: str | None = ctx.registry.current  # training continues what is served
+        self.checkpoint = Checkpoint(ctx.work_dir / "checkpoint")
         self.resume = resume
+        if resume:
+            self.state = resumable(self.checkpoint, stream)
+        else:
+            self.state = LoopState(stream=stream, policy_adapter=ctx.registry.current)
+        self.round_index = self.state.rounds_done
+        # Training continues the adapter it trained last, or (fresh) what is served.
+        self.policy_adapter: str | None = self.state.policy_adapter if self.state.rounds_done \
+            else ctx.registry.current
+        self._leftovers_cleared = not resume
+
+    @property
+    def rounds_done(self) -> int:
+        return self.state.rounds_done
 
     @property
     def checkpoint_dir(self) -> Path:
-        return self.ctx.work_dir / "checkpoint"
+        return self.checkpoint.root
+
+    def _commit(self, report: RoundReport) -> None:
+        self.state.rounds_done = report.round
+        self.state.policy_adapter = self.policy_adapter
+        self.state.log.append(report.model_dump(mode="json"))
+        self.checkpoint.commit(self.state)
+
+    def _clear_leftovers(self) -> None:
+        """After a kill: finish the last committed round's publish, and set aside what the round the kill cut
+        short left behind (its unpublished adapter, its runs still marked running)."""
+        ctx, state = self.ctx, self.state
+        if (name := state.last_published) and ctx.registry.exists(name) and ctx.registry.current != name:
+            ctx.registry.set_current(name, action="publish")
+        for name in ctx.registry.names():
+            meta = ctx.registry.metadata(name)
+            if meta.get("train_id") == state.train_id and int(meta.get("round") or 0) > state.rounds_done \
+                    and name != ctx.registry.current:
+                ctx.registry.remove(name)
+        for run in ctx.store.list_runs(limit=None, tags={"train_id": state.train_id}, status="running"):
+            if int(run.tags.get(TRAIN_TAG) or 0) > state.rounds_done:
+                ctx.store.set_status(run.id, "interrupted")
 
     async def run_round(self, questions: list[TrainQuestion]) -> RoundReport:
         ctx, cfg = self.ctx, self.ctx.settings
+        if not self._leftovers_cleared:
+            self._clear_leftovers()
+            self._leftovers_cleared = True
         self.round_index += 1
         report = RoundReport(round=self.round_index)
+        self.checkpoint.begin()
         clock = time.perf_counter()
 
         if self.policy_adapter is not None:  # e.g. the served adapter, when training starts from it
@@ -138,7 +179,7 @@ class TrainLoop:
             seed=cfg.grpo.seed, max_tokens=ctx.max_tokens,
         )
         spec = RolloutSpec(group_size=cfg.grpo.num_generations, round_index=self.round_index, policy=policy,
-                           concurrency=cfg.rollout.concurrency)
+                           concurrency=cfg.rollout.concurrency, tags={"train_id": self.state.train_id})
         groups = await rollout_groups(questions, self._runtimes(), spec, on_run_done=lambda: advance(1))
         report.rollout_runs = sum(len(g.run_ids) for g in groups)
         report.failures = [f for g in groups for f in g.failures]
@@ -159,11 +200,13 @@ class TrainLoop:
         report.seconds["score"], clock = time.perf_counter() - clock, time.perf_counter()
         if not samples:
             report.note = "no group had reward variance: nothing to learn this round"
+            self._commit(report)
             return report
 
         name = ctx.registry.next_name(cfg.adapter_prefix)
         metadata = {
-            "name": name, "round": self.round_index, "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
+            "name": name, "round": self.round_index, "train_id": self.state.train_id,
+            "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
             "parent": self.policy_adapter, "rewards": report.scores,
             "roles": sorted(roles) if (roles := self._answering_roles()) else None,
             "data": {"questions": [q.id for q in questions], "groups": [g.group_id for g in groups],
@@ -183,13 +226,16 @@ class TrainLoop:
             gate = await eval_gate(name, ctx.registry.current, ctx.dev, ctx.registry, self._gate_run())
             advance(2 * len(ctx.dev.seeds))
         report.gate = gate
+        report.published = gate is None or gate.passed
+        report.seconds["eval"] = time.perf_counter() - clock
+        # Committed before it is served: a kill in between is finished by the resume (_clear_leftovers).
+        self._commit(report)
         # The trainer names every adapter explicitly, so its models keep no active adapter.
-        report.published = await publish(name, ctx.registry, ctx.models, gate, activate=False)
+        await publish(name, ctx.registry, ctx.models, gate, activate=False)
         if previous is not None and previous != ctx.registry.current:
             for model in ctx.models:  # an old candidate nobody serves: free its memory
                 if previous in model.adapters():
                     await model.unload_adapter(previous)
-        report.seconds["eval"] = time.perf_counter() - clock
         return report
 
     def _answering_roles(self) -> frozenset[str] | None:
@@ -218,32 +264,32 @@ class TrainLoop:
 
     async def _update(self, samples: list, out: Path, metadata: dict[str, Any]) -> UpdateStats:
         ctx, cfg = self.ctx, self.ctx.settings
+        # The committed checkpoint holds this training's updater state once it has made an update.
+        resume = self.checkpoint.root if self.state.updates and self.checkpoint.has_updater_state() else None
         if ctx.launcher == "accelerate":
             advance = ctx.progress.start("update", 1)
             from .launch import Launcher, UpdateState, launch_update
 
-            resume = self.checkpoint_dir if self.checkpoint_dir.is_dir() and (self.resume or self.round_index > 1) \
-                else None
             init = None if resume else self._init_adapter_path()
-            state = UpdateState(init_adapter=init, resume=resume, state_out=self.checkpoint_dir)
+            state = UpdateState(init_adapter=init, resume=resume, state_out=self.checkpoint.staging)
             launcher = Launcher(ctx.accelerate_config, ctx.num_processes)
             stats = await asyncio.to_thread(launch_update, ctx.model_dir, samples, out, cfg, launcher, state, metadata)
             advance(1)
-            return stats
-        advance = ctx.progress.start("update", count_micro_batches(samples, cfg.grpo))
-        if self.updater is None:
-            self.updater = await asyncio.to_thread(self._make_updater)
-        stats = await asyncio.to_thread(self.updater.train_round, samples, lambda done, total: advance(1))
-        await asyncio.to_thread(self.updater.save_adapter, out, {**metadata, "update": stats.model_dump()})
-        await asyncio.to_thread(self.updater.save_state, self.checkpoint_dir)
+        else:
+            advance = ctx.progress.start("update", count_micro_batches(samples, cfg.grpo))
+            if self.updater is None:
+                self.updater = await asyncio.to_thread(self._make_updater, resume)
+            stats = await asyncio.to_thread(self.updater.train_round, samples, lambda done, total: advance(1))
+            await asyncio.to_thread(self.updater.save_adapter, out, {**metadata, "update": stats.model_dump()})
+            await asyncio.to_thread(self.updater.save_state, self.checkpoint.staging)
+        self.state.updates += 1
         return stats
 
     def _init_adapter_path(self) -> Path | None:
         return self.ctx.registry.path(self.policy_adapter) if self.policy_adapter else None
 
-    def _make_updater(self) -> Any:
+    def _make_updater(self, resume: Path | None) -> Any:
         from .update import GRPOUpdater
 
-        resume = self.checkpoint_dir if self.resume and self.checkpoint_dir.is_dir() else None
         return GRPOUpdater(self.ctx.model_dir, self.ctx.settings,
                            init_adapter=None if resume else self._init_adapter_path(), resume_from=resume)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
@@ -84,6 +85,12 @@ class AdapterRegistry:
     def update_metadata(self, name: str, **fields: Any) -> None:
         meta = {**self.metadata(name), **fields}
         _atomic_write(self.path(name) / METADATA_FILE, json.dumps(meta, indent=2, default=str))
+
+    def remove(self, name: str) -> None:
+        """Delete an adapter nobody serves (e.g. one a killed training round left unpublished)."""
+        if name == self.current:
+            raise RegistryError(f"{name} is the current adapter: `adapters use` another one first")
+        shutil.rmtree(self.path(name))
 
     def names(self) -> list[str]:
         if not self.root.is_dir():

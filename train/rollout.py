@@ -11,8 +11,8 @@ from __future__ import annotations
 import asyncio
 import hashlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from deepresearch.agent.model.policy import RunPolicy
 from pydantic import BaseModel, Field
@@ -49,6 +49,7 @@ class RolloutSpec:
     round_index: int
     policy: RunPolicy
     concurrency: int = 8  # runs in flight at once (the model batches their LLM calls)
+    tags: dict[str, Any] = field(default_factory=dict)  # on every run, beside the round's own (e.g. train_id)
 
 
 async def rollout_groups(
@@ -71,7 +72,7 @@ async def rollout_groups(
 
     async def one(g: int, member: int, runtime: ResearchRuntime) -> None:
         group = groups[g]
-        tags = {TRAIN_TAG: spec.round_index, "group_id": group.group_id, "question_id": group.question.id,
+        tags = {**spec.tags, TRAIN_TAG: spec.round_index, "group_id": group.group_id, "question_id": group.question.id,
                 "member": member}
         policy = spec.policy.with_seed(run_seed(base_seed, spec.round_index, group.question.id, member))
         snapshot = {"system": "train-rollout", **policy.snapshot(), "agent": runtime.settings.model_dump(mode="json")}

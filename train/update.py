@@ -26,6 +26,7 @@ from .samples import TrainingSample
 
 TRAINER_STATE = "trainer_state.json"
 OPTIMIZER_STATE = "optimizer.pt"
+RNG_STATE = "rng.pt"  # torch's CPU generator (LoRA dropout draws from it)
 
 
 class UpdateStats(BaseModel):
@@ -232,7 +233,7 @@ class GRPOUpdater:
         self.acc.wait_for_everyone()
 
     def save_state(self, path: Path) -> None:
-        """Everything needed to resume: adapter, optimiser state, step counters."""
+        """Everything needed to resume: adapter, optimiser state, step counters, RNG."""
         path = Path(path)
         self.save_adapter(path, {"checkpoint": True})
         if self._sharded:
@@ -240,6 +241,7 @@ class GRPOUpdater:
         elif self.acc.is_main_process:
             torch.save(self.optimizer.state_dict(), path / OPTIMIZER_STATE)
         if self.acc.is_main_process:
+            torch.save(torch.get_rng_state(), path / RNG_STATE)
             (path / TRAINER_STATE).write_text(json.dumps({"global_step": self.global_step, "rounds": self.rounds}))
         self.acc.wait_for_everyone()
 
@@ -253,6 +255,8 @@ class GRPOUpdater:
             self.acc.load_state(str(path / "accelerate"))
         elif (path / OPTIMIZER_STATE).is_file():
             self.optimizer.load_state_dict(torch.load(path / OPTIMIZER_STATE, weights_only=True))
+        if (path / RNG_STATE).is_file():
+            torch.set_rng_state(torch.load(path / RNG_STATE, weights_only=True))
 
     @property
     def _sharded(self) -> bool:

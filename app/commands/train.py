@@ -127,7 +127,10 @@ def train(
                                             "settings: {settings.train.publish.dev_size})"),
     no_gate: bool = typer.Option(False, "--no-gate", help="publish every adapter without the eval gate"),
     watch: bool = typer.Option(False, "--watch", help="keep training as new runs and feedback arrive"),
-    resume: bool = typer.Option(False, "--resume", help="continue the trainer from its last checkpoint"),
+    resume: bool = typer.Option(False, "--resume", help="continue after the last round the trainer's checkpoint "
+                                "committed (same questions and settings; --rounds is the total)"),
+    hours: float | None = typer.Option(None, "--hours", help="bound this invocation: start no round the time left "
+                                       "cannot fit (judged by the longest round so far); --resume continues"),
     launcher: str | None = typer.Option(None, "--launcher", help="inprocess | accelerate (default from settings: "
                                           "{settings.train.launch.launcher})"),
     accelerate_config: str | None = typer.Option(None, "--accelerate-config", help="ddp | fsdp | zero2 | zero3 | yaml"),
@@ -142,6 +145,8 @@ def train(
         questions, corpus = dataset_paths(dataset, questions, corpus)
     _check_inputs(questions, from_runs, corpus, dev, group_size, rounds, per_round, temperature, launcher,
                   num_processes, watch, train_roles)
+    if hours is not None and not 0 < hours <= 10_000:
+        raise fail(f"--hours must be above 0 (got {hours})")
     if corpus is not None and index is not None:
         raise fail("give --corpus FILE or --index NAME for the local web, not both")
     if export_samples is not None and export_samples.exists() and not export_samples.is_dir():
@@ -172,7 +177,7 @@ def train(
         _check_index(settings, index_name)
     items = _load_questions(questions, split or None) if questions is not None else None
     asyncio.run(_train(settings, cfg, items, since_dt, corpus, index_name, dev_set, rounds, watch, resume,
-                       export_samples, replay))
+                       export_samples, replay, hours))
 
 
 def _check_index(settings: Settings, name: str) -> None:
@@ -221,27 +226,44 @@ def _load_questions(path: Path, split: str | None) -> list[TrainQuestion]:
 async def _train(
     settings: Settings, cfg: TrainSettings, items: list[TrainQuestion] | None, since: datetime | None,
     corpus: Path | None, index: str | None, dev: Any, rounds: int, watch: bool, resume: bool,
-    export_dir: Path | None = None, replay: bool = False,
+    export_dir: Path | None = None, replay: bool = False, hours: float | None = None,
 ) -> None:
     from deepresearch.agent.model.base import ModelError
     from deepresearch.agent.trace.store import TraceStore
     from deepresearch.app.runtime import build_model_from, quiet_libraries
     from deepresearch.tools.index.store import IndexNotFound
+    from deepresearch.train.checkpoint import Checkpoint, CheckpointError, question_stream, resumable
     from deepresearch.train.environment import rollout_environment
     from deepresearch.train.loop import LoopContext, RoundReport, TrainLoop
     from deepresearch.train.questions import questions_from_runs
     from deepresearch.train.registry import AdapterRegistry
-    from deepresearch.train.rounds import fixed_rounds, watch_rounds
+    from deepresearch.train.rounds import TimeBudget, fixed_rounds, watch_rounds
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     quiet_libraries()
     store = TraceStore(settings.paths.traces_db)
+    from_runs_items = items is None
     if items is None:
         items = questions_from_runs(store, since=since)
     if not items and not watch:
         store.close()
         raise fail("no logged questions to train on" + (" in that period" if since else "") +
                    ": ask some with `deepresearch ask` first (or use --watch to wait for them)")
+    # Logged questions change as people ask: only a fixed question set is checked on resume.
+    stream = "" if watch or from_runs_items else question_stream(
+        [q.id for q in items], cfg.grpo.seed, cfg.rollout.questions_per_round, cfg.grpo.num_generations)
+    work_dir = settings.data_dir / "train"
+    if resume:  # checked before the model and the corpus load: a bad resume fails in a second
+        try:
+            done = resumable(Checkpoint(work_dir / "checkpoint"), stream).rounds_done
+        except CheckpointError as exc:
+            store.close()
+            raise fail(f"--resume: {exc}") from None
+        if not watch and done >= rounds:
+            store.close()
+            out.print(f"nothing to do: the checkpoint has {done} round(s) done (--rounds {rounds}); raise --rounds "
+                      "to train further")
+            return
     tools, web = settings.tools, False
     if replay:
         tools, index, web = _replay_world(settings, items)
@@ -261,13 +283,14 @@ async def _train(
                 ctx = LoopContext(
                     settings=cfg, model_dir=model_dir, models=models, toolbox=env.toolbox, store=store,
                     agent=settings.agent, tools=settings.tools, registry=registry,
-                    work_dir=settings.data_dir / "train", dev=dev, doc_id_for=env.doc_id_for,
+                    work_dir=work_dir, dev=dev, doc_id_for=env.doc_id_for,
                     judge_model=models[0] if cfg.rewards.judge > 0 else None, max_tokens=settings.model.max_tokens,
                     launcher=cfg.launch.launcher, accelerate_config=cfg.launch.accelerate_config,
                     num_processes=cfg.launch.num_processes, eval_temperature=settings.model.temperature,
                     export_dir=export_dir, progress=RichPhases(bar),
                 )
-                loop = TrainLoop(ctx, resume=resume)
+                loop = TrainLoop(ctx, resume=resume, stream=stream)
+                budget = TimeBudget(hours * 3600) if hours is not None else None
 
                 def print_round(report: RoundReport) -> None:
                     bar.console.print(report.line(), markup=False, highlight=False)
@@ -275,10 +298,16 @@ async def _train(
                 if watch:
                     bar.console.print(f"watching for new runs and feedback (every {cfg.watch_poll_s:.0f} s; "
                                       "Ctrl-C stops)")
-                    await watch_rounds(loop, store, cfg, since, rounds, print_round)
+                    await watch_rounds(loop, store, cfg, since, rounds, print_round, budget)
                 else:
-                    await fixed_rounds(loop, items, cfg, rounds, print_round)
-                    out.print(f"done: {rounds} round(s); serving {registry.current or 'the base model'}")
+                    ran = await fixed_rounds(loop, items, cfg, rounds, print_round, budget)
+                    if loop.rounds_done < rounds:
+                        out.print(f"stopped after {ran} round(s) (--hours {hours:g}): {loop.rounds_done} of "
+                                  f"{rounds} done; run the same command with --resume to continue")
+                    else:
+                        out.print(f"done: {rounds} round(s); serving {registry.current or 'the base model'}")
+    except CheckpointError as exc:
+        raise fail(f"--resume: {exc}") from None
     except IndexNotFound as exc:
         raise fail(str(exc)) from None
     except KeyboardInterrupt:

@@ -116,6 +116,37 @@ def test_bad_question_file_content(cli, qfile, tmp_path, data_dir):
                    "no questions in split 'test'")
 
 
+def test_bad_resume_and_hours(cli, qfile, data_dir):
+    from deepresearch.tools.index.store import DB_FILE
+    from deepresearch.train.checkpoint import Checkpoint, LoopState
+
+    (data_dir / "indexes" / "mine").mkdir(parents=True)
+    (data_dir / "indexes" / "mine" / DB_FILE).write_text("")
+    args = ("train", "--questions", qfile, "--no-gate", "--index", "mine")
+    one_line_error(cli(*args, "--hours", "0"), "--hours must be above 0")
+    one_line_error(cli(*args, "--resume"), "--resume: no trainer checkpoint at")
+    Checkpoint(data_dir / "train" / "checkpoint").commit(LoopState(stream="another question set", rounds_done=1))
+    one_line_error(cli(*args, "--resume"), "trained on other questions or settings")
+    (data_dir / "train" / "checkpoint" / "loop.json").write_text("{")
+    one_line_error(cli(*args, "--resume"), "unreadable")
+    assert (data_dir / "train" / "checkpoint" / "loop.json").read_text() == "{"  # nothing touched
+
+
+def test_resume_with_every_round_done_says_so_without_loading_a_model(cli, qfile, data_dir):
+    from deepresearch.tools.index.store import DB_FILE
+    from deepresearch.train.checkpoint import Checkpoint, LoopState, question_stream
+    from deepresearch.train.config import TrainSettings
+
+    (data_dir / "indexes" / "mine").mkdir(parents=True)
+    (data_dir / "indexes" / "mine" / DB_FILE).write_text("")
+    cfg = TrainSettings()
+    stream = question_stream(["a"], cfg.grpo.seed, cfg.rollout.questions_per_round, cfg.grpo.num_generations)
+    Checkpoint(data_dir / "train" / "checkpoint").commit(LoopState(stream=stream, rounds_done=2))
+    result = cli("train", "--questions", qfile, "--no-gate", "--index", "mine", "--rounds", "2", "--resume")
+    assert result.exit_code == 0, result.output
+    assert "nothing to do: the checkpoint has 2 round(s) done (--rounds 2)" in result.stdout
+
+
 def test_from_runs_with_nothing_logged(cli, data_dir):
     from deepresearch.tools.index.store import DB_FILE
 

@@ -43,3 +43,28 @@ def random_samples(
                     advantage=adv,
                 ))
     return out
+
+
+def save_tiny_chat_model(cache_dir: Path, tokenizer_dir: Path, seed: int = 0) -> Path:
+    """A tiny random Llama with the real SmolLM2 tokenizer and chat template, placed where the app looks for
+    its embedded model (`cache_dir/models/<name>`): every app path (engine, grammar, trace, trainer) runs for
+    real, a research run takes seconds, and what it answers is noise. For tests of mechanics, not quality."""
+    import shutil
+
+    import torch
+    from deepresearch.agent.model.embedded_weights import COMPLETE_MARKER, converted_dir
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    target = converted_dir(cache_dir)
+    target.mkdir(parents=True, exist_ok=True)
+    for name in ("chat_template.jinja", "generation_config.json", "tokenizer.json", "tokenizer_config.json"):
+        shutil.copy2(tokenizer_dir / name, target / name)
+    torch.manual_seed(seed)
+    config = LlamaConfig(
+        vocab_size=49152, hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4,
+        num_key_value_heads=2, head_dim=16, max_position_embeddings=8192, bos_token_id=1, eos_token_id=2,
+        pad_token_id=2, tie_word_embeddings=True,
+    )
+    LlamaForCausalLM(config).save_pretrained(target)
+    (target / COMPLETE_MARKER).write_text("tiny random model for tests\n")
+    return target

@@ -6,6 +6,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import socket
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, unquote, urlsplit
@@ -81,6 +83,27 @@ class _IndexHTTPServer(ThreadingHTTPServer):
     def authority(self) -> str:
         host, port = self.server_address[:2]
         return f"{host}:{port}"
+
+
+SITE_PORTS = (20000, 32000)  # below Linux's ephemeral range, so an outgoing connection rarely holds one
+
+
+def site_port(name: str) -> int:
+    """The port the local site `name` is served on: derived from the name, so the URLs the agent reads (and
+    with them its prompts, traces and training samples) are the same in every process; an OS-chosen free
+    port when that one is taken (e.g. two evals of one corpus at once)."""
+    low, high = SITE_PORTS
+    preferred = low + int(hashlib.sha256(name.encode()).hexdigest()[:8], 16) % (high - low)
+    for port in (preferred, 0):
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            # As the server binds: a port a finished process left in TIME_WAIT is free to reuse.
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return sock.getsockname()[1]
+    raise OSError("no free port on 127.0.0.1")
 
 
 class LocalWebServer:
