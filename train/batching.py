@@ -15,6 +15,7 @@ import torch
 
 from .config import GRPOSettings
 from .device import micro_batch_size
+from .grammar_masks import ALL_ALLOWED, GrammarMasks, words_for
 from .grpo import TokenBatch
 from .samples import TrainingSample
 
@@ -107,12 +108,15 @@ def count_micro_batches(samples: list[TrainingSample], cfg: GRPOSettings, world_
     return cfg.num_iterations * sum(len(plan_step(step, cfg, 0, world_size).micro_batches) for step in steps)
 
 
-def collate(samples: list[TrainingSample], pad_id: int = 0, skip_forced: bool = False) -> TokenBatch:
-    """Right-pad prompt+completion rows and list the loss-carrying completion tokens flat, row by row."""
+def collate(samples: list[TrainingSample], pad_id: int = 0, skip_forced: bool = False,
+            masks: GrammarMasks | None = None) -> TokenBatch:
+    """Right-pad prompt+completion rows and list the loss-carrying completion tokens flat, row by row; with
+    `masks`, also the tokens the grammar allowed at each of them."""
     width = max(s.n_tokens for s in samples)
     input_ids = torch.full((len(samples), width), pad_id, dtype=torch.long)
     attention = torch.zeros((len(samples), width), dtype=torch.long)
-    rows, pred_pos, token_ids, sampling = [], [], [], []
+    rows, pred_pos, token_ids, sampling, allowed = [], [], [], [], []
+    constrained = False
     for b, s in enumerate(samples):
         ids = s.prompt_ids + s.completion_ids
         input_ids[b, : len(ids)] = torch.tensor(ids, dtype=torch.long)
@@ -123,6 +127,11 @@ def collate(samples: list[TrainingSample], pad_id: int = 0, skip_forced: bool = 
         pred_pos += [start - 1 + i for i in keep]  # the logits at t − 1 predict the token at t
         token_ids += [s.completion_ids[i] for i in keep]
         sampling += [s.sampling_logprobs[i] for i in keep]
+        if masks is not None:
+            packed = masks.packed(s)
+            constrained |= packed is not None
+            allowed.append(packed[keep] if packed is not None else
+                           torch.full((len(keep), words_for(masks.vocab_size)), ALL_ALLOWED, dtype=torch.int32))
     return TokenBatch(
         input_ids=input_ids,
         attention_mask=attention,
@@ -132,4 +141,5 @@ def collate(samples: list[TrainingSample], pad_id: int = 0, skip_forced: bool = 
         sampling_logps=torch.tensor(sampling, dtype=torch.float32),
         advantages=torch.tensor([s.advantage for s in samples], dtype=torch.float32),
         weights=torch.tensor([s.weight for s in samples], dtype=torch.float32),
+        allowed=torch.cat(allowed) if constrained else None,
     )

@@ -46,6 +46,10 @@ class GRPOSettings(BaseModel):
     skip_forced_tokens: bool = Field(
         True, description="no loss on tokens the sampler had no choice over (grammar-forced: logged p ≥ 0.9999)"
     )
+    grammar_masked_logps: bool = Field(
+        True, description="log π over the tokens the logged JSON schema allowed (the distribution the sampler "
+        "drew from), replayed with xgrammar; off = over the whole vocabulary"
+    )
     max_completion_length: int = Field(384, ge=1, description="dr_grpo's constant normaliser")
     num_iterations: int = Field(1, ge=1, le=16, description="passes over one round's samples")
     learning_rate: float = Field(1e-5, gt=0.0)

@@ -79,9 +79,12 @@ class TokenBatch:
     sampling_logps: torch.Tensor  # [N] log μ(y_t) from the trace
     advantages: torch.Tensor  # [B] one per sequence (the run's advantage)
     weights: torch.Tensor  # [B] per-sequence loss weight (role weight; 0 for padding samples)
+    # [N, ceil(V/32)] int32: the tokens the grammar allowed at each completion token (grammar_masks.py);
+    # None = the whole vocabulary everywhere.
+    allowed: torch.Tensor | None = None
 
     def to(self, device: torch.device | str) -> TokenBatch:
-        return TokenBatch(**{k: v.to(device) for k, v in self.__dict__.items()})
+        return TokenBatch(**{k: None if v is None else v.to(device) for k, v in self.__dict__.items()})
 
     @property
     def n_seqs(self) -> int:
@@ -97,13 +100,20 @@ def completion_logps(model: torch.nn.Module, batch: TokenBatch, temperature: flo
 
     The decoder runs over the whole sequence, but the vocabulary projection (the most expensive
     matmul for a small model) only runs on the N positions that predict completion tokens. Logits are
-    divided by the sampling temperature so the result is comparable with the logged logprobs.
+    divided by the sampling temperature and, with `batch.allowed`, restricted to the tokens the grammar
+    allowed, so the result is the distribution the sampler drew from and logged (log μ):
+
+        log π(y_t) = z_t(y_t) − log Σ_{v allowed at t} exp z_t(v),     z_t = logits_t / T
     """
     decoder = model.get_decoder()
     head = model.get_output_embeddings()
     hidden = decoder(input_ids=batch.input_ids, attention_mask=batch.attention_mask).last_hidden_state
     h = hidden[batch.token_rows, batch.token_pred_pos]  # [N, H]
     logits = head(h).float() / temperature  # [N, V]
+    if batch.allowed is not None:
+        from .grammar_masks import unpack_bits
+
+        logits = logits.masked_fill(~unpack_bits(batch.allowed, logits.shape[-1]), float("-inf"))
     picked = logits.gather(-1, batch.token_ids.unsqueeze(-1)).squeeze(-1)
     return picked - torch.logsumexp(logits, dim=-1)
 

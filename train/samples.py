@@ -26,6 +26,12 @@ class TrainingSample(BaseModel):
     forced_positions: list[int] = Field(
         default_factory=list, description="completion indices the grammar forced (jump-forward): no decision"
     )
+    narrowed_positions: list[int] = Field(
+        default_factory=list, description="completion indices drawn from the engine's closing tiers"
+    )
+    json_schema: dict[str, Any] | None = Field(
+        None, description="the JSON schema the completion was constrained by (None: free text, or an old trace)"
+    )
     advantage: float = 0.0
     weight: float = Field(1.0, ge=0.0, description="per-role loss weight")
     truncated: bool = Field(False, description="finish_reason == 'length'")
@@ -81,6 +87,8 @@ def samples_from_events(
                 completion_ids=list(payload["completion_token_ids"]),
                 sampling_logprobs=[float(x) for x in payload["logprobs"]],
                 forced_positions=list(payload.get("forced_positions") or []),  # absent in older traces
+                narrowed_positions=list(payload.get("narrowed_positions") or []),
+                json_schema=payload.get("schema"),
                 advantage=float(advantage),
                 weight=float(weights.get(role, 1.0)),
                 truncated=payload.get("finish_reason") == "length",

@@ -21,6 +21,7 @@ from pydantic import BaseModel
 from .batching import StepPlan, collate, loss_positions, optimiser_steps, plan_step, trainable
 from .config import LoraSettings, TrainSettings
 from .device import DevicePlan, device_plan
+from .grammar_masks import GrammarMasks
 from .grpo import TokenBatch, completion_logps, grpo_loss, loss_normaliser
 from .samples import TrainingSample
 
@@ -115,6 +116,7 @@ class GRPOUpdater:
         if self.cfg.gradient_checkpointing:  # non-reentrant: works with frozen inputs (LoRA) as is
             policy.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
         self.pad_id = int(policy.config.pad_token_id or policy.config.eos_token_id or 0)
+        self.masks: GrammarMasks | None = None  # loaded with the first sample that carries a schema
         params = [p for p in policy.parameters() if p.requires_grad]
         optimizer = torch.optim.AdamW(
             params, lr=self.cfg.learning_rate, betas=(self.cfg.adam_beta1, self.cfg.adam_beta2),
@@ -132,7 +134,9 @@ class GRPOUpdater:
         return self.acc.unwrap_model(self.module).policy
 
     def _collate(self, mb: list[TrainingSample]) -> TokenBatch:
-        return collate(mb, self.pad_id, self.cfg.skip_forced_tokens).to(self.acc.device)
+        if self.masks is None and self.cfg.grammar_masked_logps and any(s.json_schema for s in mb):
+            self.masks = GrammarMasks.for_model(self.model_path, int(self.policy.config.vocab_size))
+        return collate(mb, self.pad_id, self.cfg.skip_forced_tokens, self.masks).to(self.acc.device)
 
     def _logps(self, batch: TokenBatch) -> torch.Tensor:
         return self.module(batch, self.cfg.temperature)

@@ -69,7 +69,8 @@ class ResearchContext:
             completion = await self.model.chat(messages, schema=schema, sampling=sampling,
                                                adapter=self.policy.adapter_for(prompt.role))
             self.store.log_llm_call(self.run_id, prompt.role, messages, completion,
-                                    prompt_version=prompt.version, step=step, sampling=sampling, task=current_task())
+                                    prompt_version=prompt.version, step=step, sampling=sampling, task=current_task(),
+                                    schema=schema)
             usage["llm_tokens"] += len(completion.prompt_token_ids) + len(completion.completion_token_ids)
             usage["llm_calls"] += 1
             try:

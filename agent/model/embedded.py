@@ -140,6 +140,7 @@ class EmbeddedChatModel(ChatModel):
             completion_token_ids=result.token_ids,
             logprobs=result.logprobs,
             forced_positions=result.forced_positions,
+            narrowed_positions=result.narrowed_positions,
             model=self.model_name,
             adapter=adapter,
             finish_reason=result.finish_reason,  # type: ignore[arg-type]

@@ -59,6 +59,7 @@ class GenerationResult:
     finish_reason: str
     timings: Timings
     forced_positions: list[int] = field(default_factory=list)
+    narrowed_positions: list[int] = field(default_factory=list)
 
 
 @dataclass
@@ -73,6 +74,7 @@ class _Row:
     token_ids: list[int] = field(default_factory=list)
     logprobs: list[float] = field(default_factory=list)
     forced_positions: list[int] = field(default_factory=list)
+    narrowed_positions: list[int] = field(default_factory=list)  # drawn from the closing tiers (grammar.py)
     fed: int = 0  # completion tokens already in the KV cache; the rest go into the next forward pass
     draft: list[int] = field(default_factory=list)  # "verified" jump-forward: fed, not yet confirmed
     learning: tuple[str, int] | None = None  # a forced string and where it began, for the DraftMemo
@@ -288,7 +290,8 @@ class BatchingEngine:
         if grammar is not None:
             mask_row(logits, grammar, self._bitmask, i)
             tokens_left = row.job.sampling.max_tokens - len(row.token_ids)
-            grammar.steer_to_close(logits, tokens_left, lambda: self._decode(row.token_ids))
+            if grammar.steer_to_close(logits, tokens_left, lambda: self._decode(row.token_ids)):
+                row.narrowed_positions.append(len(row.token_ids))
         token, logprob = row.sampler.sample(logits)
         row.token_ids.append(token)
         row.logprobs.append(logprob)
@@ -375,7 +378,8 @@ class BatchingEngine:
             total_s=now - row.job.submitted_at,
         )
         result = GenerationResult(
-            row.token_ids, row.logprobs, text, row.finish_reason or "stop", timings, row.forced_positions
+            row.token_ids, row.logprobs, text, row.finish_reason or "stop", timings, row.forced_positions,
+            row.narrowed_positions,
         )
         with contextlib.suppress(concurrent.futures.InvalidStateError):  # the caller gave up
             row.job.future.set_result(result)

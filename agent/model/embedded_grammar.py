@@ -141,9 +141,12 @@ class RowGrammar:
         self._closing = closing
         self.reserve = reserve
 
-    def steer_to_close(self, logits: torch.Tensor, tokens_left: int, text_so_far: Callable[[], str]) -> None:
-        if tokens_left <= self.reserve:
-            self._closing.narrow(logits, inside_json_string(text_so_far()))
+    def steer_to_close(self, logits: torch.Tensor, tokens_left: int, text_so_far: Callable[[], str]) -> bool:
+        """Within the closing reserve: narrow the masked logits to the closing tier (True when it did)."""
+        if tokens_left > self.reserve:
+            return False
+        self._closing.narrow(logits, inside_json_string(text_so_far()))
+        return True
 
     def fill_mask(self, bitmask: torch.Tensor, row: int) -> None:
         self._matcher.fill_next_token_bitmask(bitmask, row)

@@ -44,6 +44,9 @@ class Completion(BaseModel):
     # Indices into completion_token_ids that the grammar forced (jump-forward): appended without a
     # choice, logged with logprob 0.0, so the trainer can leave them out. Empty in traces from before.
     forced_positions: list[int] = Field(default_factory=list)
+    # Indices drawn from the engine's closing tiers near max_tokens (a narrower mask than the grammar's):
+    # the trainer narrows its mask there too, to compare with the same distribution. Empty from vLLM.
+    narrowed_positions: list[int] = Field(default_factory=list)
     model: str
     adapter: str | None = None
     finish_reason: Literal["stop", "length", "error"] = "stop"

@@ -130,10 +130,12 @@ class TraceStore:
     def log_llm_call(
         self, run_id: str, role: str, messages: list[dict[str, Any]], completion: Completion,
         prompt_version: str | None = None, step: str | None = None, sampling: Sampling | None = None,
-        task: str | None = None,
+        task: str | None = None, schema: dict[str, Any] | None = None,
     ) -> int:
         payload = completion.model_dump(mode="json")
         payload.update(role=role, messages=messages, prompt_version=prompt_version, step=step)
+        if schema is not None:  # the grammar the completion was drawn under: the trainer replays its masks
+            payload["schema"] = schema
         if sampling is not None:  # what the logprobs were sampled under (temperature 0 = greedy), and the seed
             payload["temperature"] = sampling.temperature
             if sampling.seed is not None:
