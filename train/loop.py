@@ -119,7 +119,6 @@ class TrainLoop:
         self.ctx = ctx
         self.updater: Any = None
         self.checkpoint = Checkpoint(ctx.work_dir / "checkpoint")
-        self.resume = resume
         if resume:
             self.state = resumable(self.checkpoint, stream)
         else:
@@ -133,10 +132,6 @@ class TrainLoop:
     @property
     def rounds_done(self) -> int:
         return self.state.rounds_done
-
-    @property
-    def checkpoint_dir(self) -> Path:
-        return self.checkpoint.root
 
     def _commit(self, report: RoundReport) -> None:
         self.state.rounds_done = report.round

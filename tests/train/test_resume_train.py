@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from deepresearch.agent.model.embedded_weights import embedded_model_dir
 from deepresearch.agent.trace.store import TraceStore
 from safetensors.torch import load_file
 
@@ -92,7 +93,7 @@ def _wait_for_round_2_rollouts(data: Path, child: subprocess.Popen, deadline: fl
 
 def test_train_killed_mid_round_and_resumed_ends_as_an_uninterrupted_run(tmp_path: Path):
     cache = tmp_path / "cache"
-    save_tiny_chat_model(cache, model_cache_dir() / "models" / "SmolLM2-135M-Instruct")
+    save_tiny_chat_model(cache, embedded_model_dir(model_cache_dir()))  # its tokenizer files
     whole_env, killed_env = _env(tmp_path / "whole", cache), _env(tmp_path / "killed", cache)
 
     whole = cli(*TRAIN, env=whole_env, timeout=600)
