@@ -20,8 +20,7 @@ from typing import Any
 from pydantic import BaseModel, Field, ValidationError
 
 LOOP_FILE = "loop.json"
-UPDATER_FILES = ("trainer_state.json", "optimizer.pt", "rng.pt", "adapter_model.safetensors",
-                 "adapter_config.json", "metadata.json", "accelerate")
+TRAINER_STATE = "trainer_state.json"  # written last by GRPOUpdater.save_state: the updater state is complete
 
 
 class CheckpointError(RuntimeError):
@@ -65,12 +64,8 @@ class Checkpoint:
         elif self.retired.is_dir():
             self.retired.rename(self.root)
 
-    def exists(self) -> bool:
-        self.recover()
-        return (self.root / LOOP_FILE).is_file() or self.has_updater_state()
-
     def has_updater_state(self) -> bool:
-        return (self.root / UPDATER_FILES[0]).is_file()
+        return (self.root / TRAINER_STATE).is_file()
 
     def load(self) -> LoopState:
         self.recover()
@@ -95,13 +90,9 @@ class Checkpoint:
         """Make `state` (and the updater state staged this round, or else the previous round's) the checkpoint."""
         if not self.staging.is_dir():
             self.begin()
-        if not (self.staging / UPDATER_FILES[0]).is_file() and self.has_updater_state():
-            for name in UPDATER_FILES:  # no update this round: the weights and optimiser carry over
-                src = self.root / name
-                if src.is_dir():
-                    shutil.copytree(src, self.staging / name)
-                elif src.is_file():
-                    shutil.copy2(src, self.staging / name)
+        if not (self.staging / TRAINER_STATE).is_file() and self.has_updater_state():
+            # No update this round: the previous round's updater state (everything but loop.json) carries over.
+            shutil.copytree(self.root, self.staging, dirs_exist_ok=True, ignore=shutil.ignore_patterns(LOOP_FILE))
         tmp = self.staging / (LOOP_FILE + ".tmp")
         tmp.write_text(state.model_dump_json(indent=2))
         tmp.rename(self.staging / LOOP_FILE)  # the staging dir is complete from here on

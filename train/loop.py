@@ -19,7 +19,7 @@ from deepresearch.agent.model.policy import RunPolicy
 from pydantic import BaseModel, Field
 
 from .batching import count_micro_batches
-from .checkpoint import Checkpoint, LoopState, resumable
+from .checkpoint import Checkpoint, LoopState
 from .config import TrainSettings
 from .publish import DevSet, GateResult, GateRun, eval_gate, publish, serve_adapter
 from .questions import TRAIN_TAG, TrainQuestion
@@ -115,19 +115,17 @@ class TrainLoop:
     """Rounds of the closed loop. With `resume`, it continues after the last round its checkpoint committed
     (train/checkpoint.py): same adapter, optimiser, round number and question stream."""
 
-    def __init__(self, ctx: LoopContext, resume: bool = False, stream: str = ""):
+    def __init__(self, ctx: LoopContext, resume: LoopState | None = None, stream: str = ""):
+        """`resume`: the state `checkpoint.resumable()` loaded; None = a fresh training on `stream`."""
         self.ctx = ctx
         self.updater: Any = None
         self.checkpoint = Checkpoint(ctx.work_dir / "checkpoint")
-        if resume:
-            self.state = resumable(self.checkpoint, stream)
-        else:
-            self.state = LoopState(stream=stream, policy_adapter=ctx.registry.current)
+        self.state = resume if resume is not None else LoopState(stream=stream, policy_adapter=ctx.registry.current)
         self.round_index = self.state.rounds_done
         # Training continues the adapter it trained last, or (fresh) what is served.
         self.policy_adapter: str | None = self.state.policy_adapter if self.state.rounds_done \
             else ctx.registry.current
-        self._leftovers_cleared = not resume
+        self._leftovers_cleared = resume is None
 
     @property
     def rounds_done(self) -> int:

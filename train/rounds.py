@@ -1,6 +1,6 @@
 """Which rounds run, and when: a fixed number over a question set, or `--watch` (train whenever enough new
 logged questions or feedback arrive). The CLI parses and prints; the schedule lives here so every front end
-(CLI, scripts, tests) trains the same way. Resume is the loop's (TrainLoop(ctx, resume=True)): fixed rounds
+(CLI, scripts, tests) trains the same way. Resume is the loop's (TrainLoop(ctx, resume=state)): fixed rounds
 continue after its last committed round. `--hours` is a TimeBudget: no round starts that the time left
 cannot fit, judged by the longest round so far, so one invocation ends on a committed round.
 """

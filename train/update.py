@@ -19,13 +19,13 @@ import torch
 from pydantic import BaseModel
 
 from .batching import StepPlan, collate, loss_positions, optimiser_steps, plan_step, trainable
+from .checkpoint import TRAINER_STATE
 from .config import LoraSettings, TrainSettings
 from .device import DevicePlan, device_plan
 from .grammar_masks import GrammarMasks
 from .grpo import TokenBatch, completion_logps, grpo_loss, loss_normaliser
 from .samples import TrainingSample
 
-TRAINER_STATE = "trainer_state.json"
 OPTIMIZER_STATE = "optimizer.pt"
 RNG_STATE = "rng.pt"  # torch's CPU generator (LoRA dropout draws from it)
 

@@ -253,16 +253,17 @@ async def _train(
     stream = "" if watch or from_runs_items else question_stream(
         [q.id for q in items], cfg.grpo.seed, cfg.rollout.questions_per_round, cfg.grpo.num_generations)
     work_dir = settings.data_dir / "train"
+    resumed = None
     if resume:  # checked before the model and the corpus load: a bad resume fails in a second
         try:
-            done = resumable(Checkpoint(work_dir / "checkpoint"), stream).rounds_done
+            resumed = resumable(Checkpoint(work_dir / "checkpoint"), stream)
         except CheckpointError as exc:
             store.close()
             raise fail(f"--resume: {exc}") from None
-        if not watch and done >= rounds:
+        if not watch and resumed.rounds_done >= rounds:
             store.close()
-            out.print(f"nothing to do: the checkpoint has {done} round(s) done (--rounds {rounds}); raise --rounds "
-                      "to train further")
+            out.print(f"nothing to do: the checkpoint has {resumed.rounds_done} round(s) done (--rounds {rounds}); "
+                      "raise --rounds to train further")
             return
     tools, web = settings.tools, False
     if replay:
@@ -289,7 +290,7 @@ async def _train(
                     num_processes=cfg.launch.num_processes, eval_temperature=settings.model.temperature,
                     export_dir=export_dir, progress=RichPhases(bar),
                 )
-                loop = TrainLoop(ctx, resume=resume, stream=stream)
+                loop = TrainLoop(ctx, resume=resumed, stream=stream)
                 budget = TimeBudget(hours * 3600) if hours is not None else None
 
                 def print_round(report: RoundReport) -> None:
@@ -306,8 +307,6 @@ async def _train(
                                   f"{rounds} done; run the same command with --resume to continue")
                     else:
                         out.print(f"done: {rounds} round(s); serving {registry.current or 'the base model'}")
-    except CheckpointError as exc:
-        raise fail(f"--resume: {exc}") from None
     except IndexNotFound as exc:
         raise fail(str(exc)) from None
     except KeyboardInterrupt:
