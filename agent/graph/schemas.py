@@ -54,10 +54,25 @@ def _str(max_len: int) -> dict[str, Any]:
     return {"type": "string", "minLength": 1, "maxLength": max_len}
 
 
+# Prose the model writes (queries, claims, points): 1..n characters, none of them an angle bracket,
+# a quote, a backslash or a control character. The few-shot examples name things by placeholders
+# ("<person>"), so without "<" no output can copy one (measured: one plan query in 100 runs did).
+# The length goes into the pattern because xgrammar (and vLLM's check of it) drops min/maxLength
+# beside a pattern; xgrammar 0.2.8 with its compile cache on (vLLM's default) fails on a repeat
+# count above 128.
+PROSE_MAX = 128
+
+
+def _prose(max_len: int) -> dict[str, Any]:
+    if not 1 <= max_len <= PROSE_MAX:
+        raise ValueError(f"prose fields hold 1..{PROSE_MAX} characters, not {max_len}")
+    return {"type": "string", "pattern": rf'^[^<>"\\\x00-\x1f]{{1,{max_len}}}$'}
+
+
 def plan_schema(tools: list[str], max_steps: int) -> dict[str, Any]:
     step = {
         "type": "object",
-        "properties": {"tool": {"type": "string", "enum": tools}, "query": _str(120)},
+        "properties": {"tool": {"type": "string", "enum": tools}, "query": _prose(120)},
         "required": ["tool", "query"],
         "additionalProperties": False,
     }
@@ -84,7 +99,7 @@ def finding_schema(sentences: list[str]) -> dict[str, Any]:
         "properties": {
             "relevant": {"type": "boolean"},
             "quote": {"type": "string", "enum": sentences},
-            "claim": _str(160),
+            "claim": _prose(PROSE_MAX),
         },
         "required": ["relevant", "quote", "claim"],
         "additionalProperties": False,
@@ -107,7 +122,7 @@ def writer_schema(n_findings: int, choices: list[str], max_points: int = 2) -> d
     if n_findings:
         point = {
             "type": "object",
-            "properties": {"text": _str(120), "cite": {"type": "integer", "enum": list(range(1, n_findings + 1))}},
+            "properties": {"text": _prose(120), "cite": {"type": "integer", "enum": list(range(1, n_findings + 1))}},
             "required": ["text", "cite"],
             "additionalProperties": False,
         }

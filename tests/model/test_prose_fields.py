@@ -1,0 +1,65 @@
+"""The prose fields the model writes (queries, claims, points) cannot hold a few-shot placeholder.
+
+Seen in the 100-question eval: a re-plan query "… the FFBAFAC<book> the FFBAFAC<book> …" copied the
+planner example's "<book>". The grammar now leaves "<" out of those fields; the length limit, which
+xgrammar drops beside a pattern, lives in the pattern.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from deepresearch.agent.graph.schemas import finding_schema, plan_schema, writer_schema
+from deepresearch.agent.model.embedded_grammar import GrammarCache
+from deepresearch.agent.prompts import leaks_example
+
+
+@pytest.fixture(scope="module")
+def grammar(model_dir):
+    from transformers import AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(model_dir)
+    return tokenizer, GrammarCache(tokenizer, len(tokenizer))
+
+
+def accepts(grammar, schema: dict, text: str) -> bool:
+    tokenizer, cache = grammar
+    row = cache.matcher(cache.compile(schema))
+    return all(row.accept(t) for t in tokenizer.encode(text, add_special_tokens=False)) and row.accept(
+        tokenizer.eos_token_id)
+
+
+def plan(query: str) -> str:
+    return json.dumps({"steps": [{"tool": "search", "query": query}]}, separators=(",", ":"))
+
+
+def test_a_plan_query_cannot_copy_a_placeholder(grammar):
+    schema = plan_schema(["search"], 2)
+    assert accepts(grammar, schema, plan("Aphra Behn death year"))
+    leaked = plan("The Sports Team that Craig Westcarr played for the FFBAFAC<book>")
+    assert leaks_example(leaked)
+    assert not accepts(grammar, schema, leaked)
+
+
+def test_prose_keeps_its_length_limits(grammar):
+    schema = plan_schema(["search"], 2)
+    assert accepts(grammar, schema, plan("x" * 120))
+    assert not accepts(grammar, schema, plan("x" * 121))
+    assert not accepts(grammar, schema, plan(""))
+
+
+def test_claims_and_points_cannot_hold_a_placeholder(grammar):
+    finding = finding_schema(["Aphra Behn died in 1689."])
+
+    def claim(text: str) -> str:
+        return json.dumps({"relevant": True, "quote": "Aphra Behn died in 1689.", "claim": text},
+                          separators=(",", ":"))
+
+    assert accepts(grammar, finding, claim("Aphra Behn died in 1689"))
+    assert not accepts(grammar, finding, claim("<person> died in 1689"))
+    writer = writer_schema(1, choices=["1689"])
+    ok = {"answer": "1689", "points": [{"text": "Aphra Behn died in 1689", "cite": 1}]}
+    bad = {"answer": "1689", "points": [{"text": "<person> died in <year>", "cite": 1}]}
+    assert accepts(grammar, writer, json.dumps(ok, separators=(",", ":")))
+    assert not accepts(grammar, writer, json.dumps(bad, separators=(",", ":")))
