@@ -66,9 +66,10 @@ async def _load_into_server(name: str | None) -> str:
 @adapters_app.command("use")
 def use(name: str = typer.Argument(..., help="adapter name (see `deepresearch adapters list`), or 'base'")) -> None:
     """Serve NAME from now on ('base' = the base model, no adapter)."""
+    from deepresearch.agent.model.policy import AdapterMode
     from deepresearch.train.registry import RegistryError
 
-    target = None if name == "base" else name
+    target = None if name == AdapterMode.BASE else name
     try:
         _registry().set_current(target, action="use")
     except RegistryError as exc:

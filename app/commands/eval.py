@@ -93,7 +93,8 @@ def run(
     out_dir: Path | None = typer.Option(None, "--out", help="results, report and plots go here (resumable)"),
     limit: int | None = typer.Option(None, "--limit", help="only the first N questions (seeded order)"),
     split: str | None = typer.Option(None, "--split", help="only questions of this split, e.g. dev"),
-    adapter: str | None = typer.Option(None, "--adapter", help="LoRA adapter name (or folder) to answer with"),
+    adapter: str | None = typer.Option(None, "--adapter", help="LoRA adapter name (or folder) to answer with; "
+                                       "'base' = the base model (default: the served adapter, if any)"),
     seed: int | None = typer.Option(None, "--seed", help="question order, sampling and bootstrap seed "
                                        "(default from settings: {settings.eval.seed})"),
     concurrency: int | None = typer.Option(None, "--concurrency", help="questions answered at once "
@@ -127,14 +128,16 @@ def run(
     evals = _eval_settings(seed, concurrency)
     temp = settings.model.temperature if temperature is None else temperature
     adapters_dir = settings.paths.adapters
-    # No --adapter: the configured one (model.adapter) answers, as it does for `ask`.
-    adapter_name, adapter_dir = _adapter_path(adapter or settings.model.adapter, adapters_dir)
-    from deepresearch.agent.model.policy import AdapterChoice, RunPolicy
+    from deepresearch.agent.model.policy import AdapterChoice, AdapterMode, RunPolicy
     from deepresearch.evals.runner import EvalSelection
     from deepresearch.train.registry import adapter_choice
 
+    # No --adapter: the configured one (model.adapter) answers, as it does for `ask`.
+    adapter_name, adapter_dir = _adapter_path(adapter or settings.model.adapter, adapters_dir)
     answering = AdapterChoice.active()  # no adapter named: what the model serves
-    if adapter_name:  # scoped to the roles it was trained for
+    if adapter == AdapterMode.BASE:  # as `adapters use base`: the plain model, whatever is served
+        adapter_name, adapter_dir, answering = None, None, AdapterChoice.base()
+    elif adapter_name:  # scoped to the roles it was trained for
         answering = adapter_choice(adapter_name, adapter_dir or adapters_dir / adapter_name)
     policy = RunPolicy(adapter=answering, temperature=temp, max_tokens=settings.model.max_tokens)
     try:

@@ -114,7 +114,8 @@ def train(
     index: str | None = typer.Option(None, "--index", help="an existing local index to serve as the local web"),
     group_size: int | None = typer.Option(None, "--group-size", "-G", help="runs per question (default from settings: "
                                             "{settings.train.grpo.num_generations})"),
-    rounds: int = typer.Option(1, "--rounds", help="training rounds (with --watch: 0 = forever)"),
+    rounds: int | None = typer.Option(None, "--rounds", help="training rounds (default 1; with --watch 0, "
+                                      "which trains until stopped)"),
     per_round: int | None = typer.Option(None, "--questions-per-round", help="questions per round (default from "
                                          "settings: {settings.train.rollout.questions_per_round})"),
     temperature: float | None = typer.Option(None, "--temperature", help="rollout sampling temperature (default "
@@ -143,6 +144,8 @@ def train(
         from deepresearch.app.console import dataset_paths
 
         questions, corpus = dataset_paths(dataset, questions, corpus)
+    if rounds is None:  # "keep training as runs arrive" means no end unless one is given
+        rounds = 0 if watch else 1
     _check_inputs(questions, from_runs, corpus, dev, group_size, rounds, per_round, temperature, launcher,
                   num_processes, watch, train_roles)
     if hours is not None and not 0 < hours <= 10_000:
