@@ -15,6 +15,7 @@ from deepresearch.agent.graph.events import RunFailed, log_event
 from deepresearch.agent.model.base import ChatModel
 from deepresearch.agent.model.policy import RunPolicy
 from deepresearch.agent.model.types import Completion, Message, Sampling
+from deepresearch.agent.trace.records import LLMCall
 from deepresearch.evals.results import EvalCitation, StopReason, SystemOutput
 
 if TYPE_CHECKING:
@@ -56,10 +57,8 @@ class RunRecorder:
         self.llm_calls += 1
         self.llm_tokens += len(completion.prompt_token_ids) + len(completion.completion_token_ids)
         self.completion_tokens += len(completion.completion_token_ids)
-        self.store.log_llm_call(
-            self.run_id, role, [m.model_dump() for m in messages], completion,
-            prompt_version=prompt_version, step=self.step,
-        )
+        self.store.log_llm_call(self.run_id, LLMCall(role, [m.model_dump() for m in messages], completion,
+                                                     prompt_version, self.step, sampling, schema))
         self.step += 1
         return completion
 

@@ -17,6 +17,7 @@ from deepresearch.agent.model.base import ChatModel
 from deepresearch.agent.model.policy import RunPolicy
 from deepresearch.agent.model.types import Completion, Sampling
 from deepresearch.agent.prompts import Prompt
+from deepresearch.agent.trace.records import LLMCall
 from deepresearch.agent.trace.store import TraceStore
 from deepresearch.tools.base import ToolOutcome
 from langgraph.config import get_config, get_stream_writer
@@ -68,9 +69,8 @@ class ResearchContext:
             sampling = self._sampling(prompt.role, max_tokens, self._next_key(identity, attempt))
             completion = await self.model.chat(messages, schema=schema, sampling=sampling,
                                                adapter=self.policy.adapter_for(prompt.role))
-            self.store.log_llm_call(self.run_id, prompt.role, messages, completion,
-                                    prompt_version=prompt.version, step=step, sampling=sampling, task=current_task(),
-                                    schema=schema)
+            self.store.log_llm_call(self.run_id, LLMCall(prompt.role, messages, completion, prompt.version, step,
+                                                         sampling, schema), task=current_task())
             usage["llm_tokens"] += len(completion.prompt_token_ids) + len(completion.completion_token_ids)
             usage["llm_calls"] += 1
             try:

@@ -1,11 +1,27 @@
-"""Typed records read back from the trace store."""
+"""Typed records written to and read back from the trace store."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from deepresearch.agent.model.types import Completion, Sampling
 from pydantic import BaseModel, Field
+
+
+@dataclass(frozen=True)
+class LLMCall:
+    """One model call as the trace keeps it: the prompt, the grammar and sampling it ran under, the reply.
+    `schema` lets the trainer replay the grammar's masks; `sampling` says what the logprobs were drawn under."""
+
+    role: str
+    messages: list[dict[str, Any]]
+    completion: Completion
+    prompt_version: str | None = None
+    step: str | int | None = None
+    sampling: Sampling | None = None
+    schema: dict[str, Any] | None = None
 
 
 class TraceEvent(BaseModel):

@@ -17,11 +17,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from deepresearch.agent.model.types import Completion, Sampling
 from deepresearch.tools.base import ToolOutcome
 
 from .health import TraceStoreCorrupt, check_header, is_corruption
-from .records import RunRecord, TraceEvent
+from .records import LLMCall, RunRecord, TraceEvent
 from .redact import redact_secrets
 from .schema import migrate
 
@@ -127,19 +126,15 @@ class TraceStore:
                 raise
         return int(count)
 
-    def log_llm_call(
-        self, run_id: str, role: str, messages: list[dict[str, Any]], completion: Completion,
-        prompt_version: str | None = None, step: str | None = None, sampling: Sampling | None = None,
-        task: str | None = None, schema: dict[str, Any] | None = None,
-    ) -> int:
-        payload = completion.model_dump(mode="json")
-        payload.update(role=role, messages=messages, prompt_version=prompt_version, step=step)
-        if schema is not None:  # the grammar the completion was drawn under: the trainer replays its masks
-            payload["schema"] = schema
-        if sampling is not None:  # what the logprobs were sampled under (temperature 0 = greedy), and the seed
-            payload["temperature"] = sampling.temperature
-            if sampling.seed is not None:
-                payload["seed"] = sampling.seed
+    def log_llm_call(self, run_id: str, call: LLMCall, task: str | None = None) -> int:
+        payload = call.completion.model_dump(mode="json")
+        payload.update(role=call.role, messages=call.messages, prompt_version=call.prompt_version, step=call.step)
+        if call.schema is not None:  # the grammar the completion was drawn under: the trainer replays its masks
+            payload["schema"] = call.schema
+        if call.sampling is not None:  # what the logprobs were sampled under (temperature 0 = greedy), and the seed
+            payload["temperature"] = call.sampling.temperature
+            if call.sampling.seed is not None:
+                payload["seed"] = call.sampling.seed
         return self.log_event(run_id, "llm", payload, task)
 
     def log_tool_call(self, run_id: str, outcome: ToolOutcome, step: str | None = None,

@@ -13,6 +13,7 @@ from deepresearch.agent.config import AgentSettings
 from deepresearch.agent.graph import run as graph_run
 from deepresearch.agent.model.policy import AdapterChoice, RunPolicy
 from deepresearch.agent.model.types import Completion
+from deepresearch.agent.trace.records import LLMCall
 from deepresearch.agent.trace.store import TraceStore
 from deepresearch.evals.config import EvalSettings
 from deepresearch.evals.dataset import EvalQuestion
@@ -65,7 +66,7 @@ def test_trace_facts_record_the_writer_options_and_example_leaks(tmp_path: Path)
     store.log_event(run_id, "citation_check", {"checked": 0, "answer_options": ["Paris", "Lyon"]})
     completion = Completion(text='{"query": "<person> born"}', prompt_token_ids=[1], completion_token_ids=[2],
                             logprobs=[-0.1], model="m")
-    store.log_llm_call(run_id, "planner", [{"role": "user", "content": "q"}], completion)
+    store.log_llm_call(run_id, LLMCall("planner", [{"role": "user", "content": "q"}], completion))
     facts = evidence_from_trace(store, run_id, _tools())
     assert facts.answer_options == ["Paris", "Lyon"] and facts.leaked is True
     store.close()

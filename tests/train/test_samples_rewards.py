@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from deepresearch.agent.model.types import Completion
+from deepresearch.agent.trace.records import LLMCall
 from deepresearch.agent.trace.store import TraceStore
 from deepresearch.evals.scored_run import RunFacts, facts_from_trace
 from deepresearch.tools.base import ToolOutcome
@@ -29,9 +30,9 @@ def completion(prompt: list[int], out: list[int], finish: str = "stop") -> Compl
 def logged_run(store: TraceStore, answer: str, citations: list[dict], tool_calls: int = 1,
                llm_tokens: int = 1000, status: str = "finished", tags: dict | None = None) -> str:
     rid = store.start_run(Q.question, {}, tags)
-    store.log_llm_call(rid, "planner", [{"role": "user", "content": "q"}], completion([1, 2, 3], [7, 8]))
+    store.log_llm_call(rid, LLMCall("planner", [{"role": "user", "content": "q"}], completion([1, 2, 3], [7, 8])))
     store.log_tool_call(rid, ToolOutcome(tool="search", input={"query": "ada"}, output={"results": []}))
-    store.log_llm_call(rid, "writer", [{"role": "user", "content": "w"}], completion([1, 2, 3, 4, 5], [9]))
+    store.log_llm_call(rid, LLMCall("writer", [{"role": "user", "content": "w"}], completion([1, 2, 3, 4, 5], [9])))
     store.finish_run(rid, status, answer, f"# report\n{answer}", citations,
                      {"tool_calls": tool_calls, "llm_tokens": llm_tokens})
     return rid
@@ -44,8 +45,8 @@ def store(tmp_path: Path) -> TraceStore:
 
 def test_every_llm_call_becomes_a_sample_with_exact_ids_and_the_run_advantage(store):
     rid = logged_run(store, "London", [])
-    store.log_llm_call(rid, "executor", [], completion([1], [], finish="stop"))  # empty: skipped
-    store.log_llm_call(rid, "executor", [], completion([1, 2], [5], finish="error"))  # failed: skipped
+    store.log_llm_call(rid, LLMCall("executor", [], completion([1], [], finish="stop")))  # empty: skipped
+    store.log_llm_call(rid, LLMCall("executor", [], completion([1, 2], [5], finish="error")))  # failed: skipped
     samples, skipped = samples_from_events(rid, "g", store.events(rid), 0.75, {"writer": 0.5})
     assert [(s.role, s.prompt_ids, s.completion_ids) for s in samples] == [
         ("planner", [1, 2, 3], [7, 8]), ("writer", [1, 2, 3, 4, 5], [9])]
