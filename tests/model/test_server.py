@@ -24,6 +24,30 @@ def test_command_serves_fp32_with_runtime_lora_and_processed_logprobs(tmp_path):
     assert serve.base_url == "http://127.0.0.1:8123/v1"
 
 
+def test_dtype_auto_is_bf16_on_a_gpu_and_fp32_on_a_cpu(tmp_path, monkeypatch):
+    import torch
+
+    def dtype(**kw) -> str:
+        command = vllm_command(VLLMServeSettings(venv=tmp_path, **kw), "/models/m", "m")
+        return command[command.index("--dtype") + 1]
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert dtype() == "float32"
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    assert dtype() == "bfloat16"
+    assert dtype(dtype="float16") == "float16"  # an explicit choice wins
+
+
+def test_the_server_is_offline_unless_the_user_says_otherwise(tmp_path, monkeypatch):
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.delenv("TRANSFORMERS_OFFLINE", raising=False)
+    env = vllm_env(VLLMServeSettings(venv=tmp_path))
+    assert env["HF_HUB_OFFLINE"] == "1" and env["TRANSFORMERS_OFFLINE"] == "1"
+    monkeypatch.setenv("HF_HUB_OFFLINE", "0")  # a GPU box pulling MODEL from the hub
+    env = vllm_env(VLLMServeSettings(venv=tmp_path))
+    assert env["HF_HUB_OFFLINE"] == "0" and env["TRANSFORMERS_OFFLINE"] == "0"
+
+
 def test_stop_ends_the_server_and_its_children(tmp_path):
     # A stand-in for vLLM's API server + engine-core child: a process that spawns a child and ignores SIGTERM.
     child_pid_file = tmp_path / "child.pid"
