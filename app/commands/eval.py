@@ -132,13 +132,13 @@ def run(
     from deepresearch.evals.runner import EvalSelection
     from deepresearch.train.registry import adapter_choice
 
-    # No --adapter: the configured one (model.adapter) answers, as it does for `ask`.
-    adapter_name, adapter_dir = _adapter_path(adapter or settings.model.adapter, adapters_dir)
-    answering = AdapterChoice.active()  # no adapter named: what the model serves
     if adapter == AdapterMode.BASE:  # as `adapters use base`: the plain model, whatever is served
         adapter_name, adapter_dir, answering = None, None, AdapterChoice.base()
-    elif adapter_name:  # scoped to the roles it was trained for
-        answering = adapter_choice(adapter_name, adapter_dir or adapters_dir / adapter_name)
+    else:  # no --adapter: the configured one (model.adapter) answers, as it does for `ask`
+        adapter_name, adapter_dir = _adapter_path(adapter or settings.model.adapter, adapters_dir)
+        answering = AdapterChoice.active()  # no adapter named: what the model serves
+        if adapter_name:  # scoped to the roles it was trained for
+            answering = adapter_choice(adapter_name, adapter_dir or adapters_dir / adapter_name)
     policy = RunPolicy(adapter=answering, temperature=temp, max_tokens=settings.model.max_tokens)
     try:
         plan = plan_eval(EvalSelection(questions=questions, corpus=corpus, split=split, limit=limit), systems=systems,
