@@ -37,8 +37,9 @@ class EmbeddedChatModel(ChatModel):
         jump_forward: JumpForward = DEFAULT_JUMP_FORWARD,
     ) -> None:
         from .embedded_adapters import AdapterSet
-        from .embedded_engine import BatchingEngine, EngineLimits
+        from .embedded_engine import BatchingEngine
         from .embedded_grammar import GrammarCache
+        from .embedded_jobs import EngineLimits
 
         self.model_name = model_name
         self.load_s = 0.0
@@ -104,8 +105,8 @@ class EmbeddedChatModel(ChatModel):
 
     # --- ChatModel --------------------------------------------------------------------
     async def complete(self, request: ChatRequest) -> Completion:
-        from .embedded_engine import GenerationJob
         from .embedded_grammar import closing_reserve
+        from .embedded_jobs import GenerationJob
 
         adapter = self.resolve_adapter(request.adapter)
         if adapter is not None and adapter not in self._adapters.names():

@@ -29,37 +29,16 @@ import torch
 from .base import ModelError
 from .embedded_adapters import AdapterSet
 from .embedded_batch import KVBatch, left_padded, new_cache
-from .embedded_grammar import RowGrammar, allocate_bitmask, mask_row
-from .embedded_jump import DEFAULT_JUMP_FORWARD, DraftMemo, JumpForward, accept_forced
+from .embedded_grammar import allocate_bitmask, mask_row
+from .embedded_jobs import EngineLimits, GenerationJob, GenerationResult
+from .embedded_jump import DraftMemo, accept_forced
 from .embedded_sampling import RowSampler
-from .types import Sampling, Timings
+from .types import Timings
 
 log = logging.getLogger(__name__)
 
 # Gather requests that arrive together (asyncio.gather) into one prefill instead of one per request.
 ADMIT_WINDOW_S = 0.003
-
-
-@dataclass
-class GenerationJob:
-    prompt_ids: list[int]
-    sampling: Sampling
-    grammar: RowGrammar | None = None
-    adapter: str | None = None
-    future: concurrent.futures.Future[GenerationResult] = field(default_factory=concurrent.futures.Future)
-    submitted_at: float = field(default_factory=time.perf_counter)
-    cancelled: bool = False  # set by the caller that stopped waiting; the row is dropped at the next step
-
-
-@dataclass
-class GenerationResult:
-    token_ids: list[int]
-    logprobs: list[float]
-    text: str
-    finish_reason: str
-    timings: Timings
-    forced_positions: list[int] = field(default_factory=list)
-    narrowed_positions: list[int] = field(default_factory=list)
 
 
 @dataclass
@@ -90,14 +69,6 @@ class _Command:
     run: Callable[[], Any]
     future: concurrent.futures.Future[Any]
     blocked_by_adapter: str | None = None  # wait until no running row uses this adapter
-
-
-@dataclass(frozen=True)
-class EngineLimits:
-    max_batch: int  # rows decoded together
-    max_context: int  # prompt + completion tokens of one row
-    threads: int  # torch threads of the engine's thread
-    jump_forward: JumpForward = DEFAULT_JUMP_FORWARD  # how grammar-forced text skips forward passes (embedded_jump.py)
 
 
 class BatchingEngine:

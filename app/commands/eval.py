@@ -132,10 +132,11 @@ def run(
     from deepresearch.evals.runner import EvalSelection
     from deepresearch.train.registry import adapter_choice
 
-    if adapter == AdapterMode.BASE:  # as `adapters use base`: the plain model, whatever is served
+    requested = adapter or settings.model.adapter  # no --adapter: the configured one, as for `ask`
+    if requested == AdapterMode.BASE:  # as `adapters use base`: the plain model, whatever is served
         adapter_name, adapter_dir, answering = None, None, AdapterChoice.base()
-    else:  # no --adapter: the configured one (model.adapter) answers, as it does for `ask`
-        adapter_name, adapter_dir = _adapter_path(adapter or settings.model.adapter, adapters_dir)
+    else:
+        adapter_name, adapter_dir = _adapter_path(requested, adapters_dir)
         answering = AdapterChoice.active()  # no adapter named: what the model serves
         if adapter_name:  # scoped to the roles it was trained for
             answering = adapter_choice(adapter_name, adapter_dir or adapters_dir / adapter_name)

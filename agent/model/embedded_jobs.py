@@ -1,0 +1,41 @@
+"""What goes into the embedded engine and what comes out: a generation job, its result, the engine's limits."""
+
+from __future__ import annotations
+
+import concurrent.futures
+import time
+from dataclasses import dataclass, field
+
+from .embedded_grammar import RowGrammar
+from .embedded_jump import DEFAULT_JUMP_FORWARD, JumpForward
+from .types import Sampling, Timings
+
+
+@dataclass
+class GenerationJob:
+    prompt_ids: list[int]
+    sampling: Sampling
+    grammar: RowGrammar | None = None
+    adapter: str | None = None
+    future: concurrent.futures.Future[GenerationResult] = field(default_factory=concurrent.futures.Future)
+    submitted_at: float = field(default_factory=time.perf_counter)
+    cancelled: bool = False  # set by the caller that stopped waiting; the row is dropped at the next step
+
+
+@dataclass
+class GenerationResult:
+    token_ids: list[int]
+    logprobs: list[float]
+    text: str
+    finish_reason: str
+    timings: Timings
+    forced_positions: list[int] = field(default_factory=list)
+    narrowed_positions: list[int] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class EngineLimits:
+    max_batch: int  # rows decoded together
+    max_context: int  # prompt + completion tokens of one row
+    threads: int  # torch threads of the engine's thread
+    jump_forward: JumpForward = DEFAULT_JUMP_FORWARD  # how grammar-forced text skips forward passes (embedded_jump.py)
