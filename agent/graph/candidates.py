@@ -279,6 +279,8 @@ def _fits(span: Span, kind: AnswerKind) -> bool:
 def _kind_bonus(span: Span, kind: AnswerKind, asks_year: bool = False) -> float:
     if asks_year:  # "in what year" is answered "1689", not "16 April 1689"
         return 0.5 if re.fullmatch(r"\d{4}", span.text) else 0.0
+    if kind == "date":  # "when" is answered with the fullest date the sentence gives: "16 April 1689"
+        return 0.5 if re.search(r"\d{1,2}\b.*\d{4}", span.text) else 0.0
     if kind == "name":
         return 0.2 * min(len(span.text.split()), 3) / 3  # a full name beats a lone word
     return 0.0

@@ -7,6 +7,10 @@ import unicodedata
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
 _WORD = re.compile(r"\w+", re.UNICODE)
+# A full stop that ends an initial or a title does not end the sentence: "M. Night Shyamalan",
+# "directed by F. Javier Gutiérrez", "Dr. Norman Borlaug" (split there, a name is lost in two halves).
+_ABBREVIATION_END = re.compile(r"(?:^|[\s(\"'])(?:[A-Z]|Dr|Mr|Mrs|Ms|Mt|St|Jr|Sr|Prof|Gen|Col|Capt|Lt|Sgt|Rev|Gov|"
+                               r"Sen|Rep|Hon|Fr|No|Vol|vs|ca|c)\.$")
 
 
 def split_sentences(text: str, max_chars: int = 400) -> list[str]:
@@ -14,7 +18,7 @@ def split_sentences(text: str, max_chars: int = 400) -> list[str]:
     out: list[str] = []
     for para in re.split(r"\n\s*\n|\n(?=[-*#] )", text):
         para = " ".join(para.split())
-        for sent in _SENTENCE_END.split(para):
+        for sent in _joined_after_abbreviations(_SENTENCE_END.split(para)):
             sent = sent.strip()
             while len(sent) > max_chars:
                 cut = sent.rfind(" ", 0, max_chars)
@@ -23,6 +27,16 @@ def split_sentences(text: str, max_chars: int = 400) -> list[str]:
                 sent = sent[cut:].strip()
             if len(sent) >= 12:
                 out.append(sent)
+    return out
+
+
+def _joined_after_abbreviations(pieces: list[str]) -> list[str]:
+    out: list[str] = []
+    for piece in pieces:
+        if out and _ABBREVIATION_END.search(out[-1]):
+            out[-1] = f"{out[-1]} {piece}"
+        else:
+            out.append(piece)
     return out
 
 

@@ -83,9 +83,13 @@ def name_spans(sentence: str) -> list[Span]:
         j = i + 1
         while j < len(tokens):
             w = tokens[j][0]
-            joins = (w in _CONNECTORS or w in ("'", "’")) and j + 1 < len(tokens) and _is_cap(tokens[j + 1][0])
-            if _is_cap(w) or joins:
+            k = j  # connectors join a name when a capitalised word follows them ("Battle of the Rosebud")
+            while k < len(tokens) and k - j < 2 and (tokens[k][0] in _CONNECTORS or tokens[k][0] in ("'", "’")):
+                k += 1
+            if _is_cap(w) or _model_number(tokens, j):
                 j += 1
+            elif k > j and k < len(tokens) and _is_cap(tokens[k][0]):
+                j = k + 1
             else:
                 break
         run = _trim(tokens[i:j])
@@ -99,8 +103,17 @@ def name_spans(sentence: str) -> list[Span]:
                     spans.append(Span(sentence[part[0][1]:part[-1][2]].rstrip(".,"), "name", part[0][1]))
         i = max(j, i + 1)
     for m in _QUOTED.finditer(sentence):
-        spans.append(Span(m.group(1).strip(" ,."), "name", m.start(1)))
+        if any(c.isalpha() for c in m.group(1)):  # not the debris of markup: ", '2': "
+            spans.append(Span(m.group(1).strip(" ,."), "name", m.start(1)))
     return spans
+
+
+def _model_number(tokens: list[tuple[str, int, int]], j: int) -> bool:
+    """A bare number right after a capitalised word belongs to the name: "Volvo 850", "Big 12"."""
+    word, start, _ = tokens[j]
+    return word.isdigit() and len(word) <= 4 and start == tokens[j - 1][2] + 1 and _is_cap(tokens[j - 1][0]) \
+        and not tokens[j - 1][0].isdigit() and tokens[j - 1][0] not in _NOT_NAMES \
+        and tokens[j - 1][0].lower() not in GENERIC_NAMES
 
 
 def _tidy(text: str) -> str:

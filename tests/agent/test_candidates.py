@@ -10,6 +10,7 @@ from deepresearch.agent.graph.candidates import (
     rank_candidates,
     spans_of,
 )
+from deepresearch.agent.graph.evidence import split_sentences
 
 
 def sentences(*texts: str, hop: bool = False, title: str = "") -> list[EvidenceSentence]:
@@ -86,3 +87,28 @@ def test_spans_drop_a_possessive_and_a_title_run_into_the_sentence():
     found = {s.text for s in spans_of("Martha Curnutt Casto Martha Curnutt Casto (1812 - 1887) was sentenced.")}
     assert "Martha Curnutt Casto" in found and "Martha Curnutt Casto Martha Curnutt Casto" not in found
     assert "José Fernández" in {s.text for s in spans_of("This marked José Fernández's final season.")}
+
+
+def test_names_keep_their_initials_titles_numbers_and_inner_articles():
+    # An initial's or a title's full stop does not end the sentence (the name would be cut in two).
+    assert split_sentences("It was directed by M. Night Shyamalan. Dr. Norman Borlaug won. He lived in the U.S. "
+                           "Then he left.") == ["It was directed by M. Night Shyamalan.", "Dr. Norman Borlaug won.",
+                                                "He lived in the U.S.", "Then he left."]
+    found = {s.text for s in spans_of("The Kingdom of the Isles fought in the Battle of the Rosebud.")}
+    assert {"Kingdom of the Isles", "Battle of the Rosebud"} <= found
+    assert "Volvo 850" in {s.text for s in spans_of("The Volvo 850 is a compact executive car.")}
+    assert "Big 12 Conference" in {s.text for s in spans_of("The team plays in the Big 12 Conference.")}
+    assert not {s.text for s in spans_of("It rained on May 5 in 1990.")} & {"May 5", "May"}
+    debris = spans_of("""Sir Frank Lowy, {'1': ", '2': "} was born.""")
+    assert not [s for s in debris if s.kind == "name" and "2" in s.text]
+
+
+def test_a_when_question_gets_the_fullest_date_of_the_sentence():
+    evidence = sentences("The 2018 NBA All-Star Game will be the 67th edition and is an exhibition basketball game "
+                         "that will be played on February 18, 2018.")
+    ranked = rank_candidates("When will the exhibition basketball game which will hold at the Staples Center in "
+                             "Los Angeles, California be played", evidence, k=2)
+    assert ranked[0].text == "February 18, 2018"
+    ranked = rank_candidates("In what year will the exhibition basketball game at the Staples Center be played?",
+                             evidence, k=2)
+    assert ranked[0].text == "2018"
