@@ -145,11 +145,17 @@ def _is_file(path: Path) -> bool:
         raise SettingsError(f"{path}: cannot read config file: {exc.strerror or exc}") from None
 
 
+def _shown(path: Path) -> str:
+    """A path as an error line shows it: quoted when it holds a newline or another unprintable character."""
+    text = str(path)
+    return text if text.isprintable() else repr(text)
+
+
 def load_settings(config: Path | None = None, **overrides: Any) -> Settings:
     """Build settings from every source. Raises SettingsError with one clear line."""
     explicit = config or (Path(os.environ[ENV_PREFIX + "CONFIG"]) if os.environ.get(ENV_PREFIX + "CONFIG") else None)
     if explicit is not None and not _is_file(explicit):
-        raise SettingsError(f"config file not found: {explicit}")
+        raise SettingsError(f"config file not found: {_shown(explicit)}")
     path = explicit or (default_config_path() if _is_file(default_config_path()) else None)
     toml = read_toml(path) if path else {}
     check_environment(Settings, os.environ, ENV_PREFIX, NOT_SETTINGS)
