@@ -32,15 +32,19 @@ def resolve(value: str, env: dict[str, str] | None = None) -> str:
 
 
 def flags(command: list[str], env: dict[str, str] | None = None) -> dict[str, str | None]:
-    """`--name=value` / `--name value` / `--switch` → {name: value}."""
+    """`--name=value` / `--name value …` / `--switch` → {name: value} (several values joined by spaces)."""
     out: dict[str, str | None] = {}
     args = [resolve(a, env) for a in command]
     for i, arg in enumerate(args):
         if not arg.startswith("--"):
             continue
         name, eq, value = arg.partition("=")
-        following = args[i + 1] if i + 1 < len(args) and not args[i + 1].startswith("--") else None
-        out[name] = value if eq else following
+        following = []
+        for nxt in args[i + 1:]:
+            if nxt.startswith("--"):
+                break
+            following.append(nxt)
+        out[name] = value if eq else (" ".join(following) or None)
     return out
 
 
@@ -58,17 +62,26 @@ def test_services_and_the_optional_searxng_profile():
 
 def test_vllm_runs_with_the_flags_serve_model_uses():
     serve = VLLMServeSettings()
-    ours = flags(vllm_command(serve, "MODEL", "NAME")[3:])
+    ours = flags(vllm_command(serve, "MODEL", "NAME")[2:])  # after the venv's python and the launcher
     theirs = flags(SERVICES["model"]["command"])
     # The GPU adds the memory fraction; everything else is the same flag set as `deepresearch serve-model`.
     assert set(theirs) == set(ours) | {"--gpu-memory-utilization"}
-    same = ("--max-model-len", "--max-lora-rank", "--max-loras", "--logprobs-mode", "--port")
+    same = ("--max-model-len", "--max-lora-rank", "--max-loras", "--lora-target-modules", "--logprobs-mode", "--port")
     assert {f: theirs[f] for f in same} == {f: ours[f] for f in same}
     assert json.loads(theirs["--structured-outputs-config"]) == json.loads(ours["--structured-outputs-config"])
     assert theirs["--enable-lora"] is None and theirs["--dtype"] == "bfloat16"
     assert 0 < float(theirs["--gpu-memory-utilization"]) < 0.9  # room for the trainer on a shared GPU
     assert SERVICES["model"]["entrypoint"][-2:] == ["-m", "vllm.entrypoints.openai.api_server"]
     assert environment("model")["VLLM_ALLOW_RUNTIME_LORA_UPDATING"] == "True"
+
+
+def test_the_server_adapts_exactly_what_the_trainer_trains_and_not_lm_head():
+    """An adapter may only touch modules the server wraps; lm_head's wrapper breaks prompt logprobs in a batch."""
+    from deepresearch.train.config import LoraSettings
+
+    served = flags(SERVICES["model"]["command"])["--lora-target-modules"].split()
+    assert served == VLLMServeSettings().lora_target_modules == LoraSettings().target_modules
+    assert "lm_head" not in served
 
 
 def test_both_gpu_services_reserve_a_gpu_chosen_by_setting():

@@ -5,7 +5,8 @@ disagree. vLLM says what it serves in `/v1/models`: the base model's card has `r
 it was started with (a local directory or a Hugging Face id; adapters' cards have a `parent`). The
 `MODEL` environment variable (docker-compose.yml passes the same value to both services) is the
 fallback when the server does not say. A directory is used as is; a Hugging Face id is looked up in
-the Hugging Face cache the two services share (downloaded only when HF_HUB_OFFLINE is off).
+the Hugging Face cache the two services share — the snapshot the server downloaded, never a newer
+revision the Hub may have since — and downloaded only when it is not cached and HF_HUB_OFFLINE is off.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from pathlib import Path
 
 import httpx
 
-WEIGHT_FILES = ["*.json", "*.safetensors"]  # config, index and weights: all the trainer loads
+# Config, weight index, weights and the tokenizer (the grammar masks load it) in its usual file forms.
+WEIGHT_FILES = ["*.json", "*.safetensors", "tokenizer.model", "*.tiktoken", "merges.txt", "vocab.txt"]
 _HF_ID = re.compile(r"^[\w.-]+/[\w.-]+$")
 
 
@@ -56,11 +58,20 @@ def weights_dir(ref: str) -> Path:
     from huggingface_hub import snapshot_download
 
     offline = os.environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes", "on")
+    try:  # the cached snapshot first: online, the Hub would hand out its newest revision instead
+        return Path(snapshot_download(ref, allow_patterns=WEIGHT_FILES, local_files_only=True))
+    except (OSError, ValueError) as exc:
+        if offline:
+            raise BaseModelNotFound(f"{ref} not found in the Hugging Face cache (HF_HUB_OFFLINE is on): "
+                                    f"{_first_line(exc)}") from None
     try:
-        return Path(snapshot_download(ref, allow_patterns=WEIGHT_FILES, local_files_only=offline))
-    except (OSError, ValueError) as exc:  # not cached offline, unknown / gated repo, no network
-        where = "in the Hugging Face cache (HF_HUB_OFFLINE is on)" if offline else "on the Hugging Face Hub"
-        raise BaseModelNotFound(f"{ref} not found {where}: {str(exc).splitlines()[0][:200]}") from None
+        return Path(snapshot_download(ref, allow_patterns=WEIGHT_FILES))
+    except (OSError, ValueError) as exc:  # unknown / gated repo, no network
+        raise BaseModelNotFound(f"{ref} not found on the Hugging Face Hub: {_first_line(exc)}") from None
+
+
+def _first_line(exc: BaseException) -> str:
+    return str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
 
 
 def resolve_base_model(base_url: str | None, name: str, api_key: str = "EMPTY",

@@ -1,11 +1,10 @@
-"""The world rollouts run in: a corpus served as a real website on 127.0.0.1, or the web, and the agent's real tools.
+"""The world rollouts run in: a corpus served as a real website on 127.0.0.1, and the agent's real tools.
 
 Either a corpus file (indexed on first use under a content-derived name and reused after, exactly
 as `deepresearch eval` does, so training and evaluation search the same index) or an existing local
 index by name: the search tool talks to the local web's SearxNG-compatible API and the browser opens
-its pages, so the agent behaves as it does on the internet. Or `web=True`: the tools exactly as the
-given settings configure them (SearxNG, DuckDuckGo, … then `index` as the local backend), which is how
-questions people asked are replayed against the search backends their runs used.
+its pages, so the agent behaves as it does on the internet. Questions people asked are replayed in the
+search set-ups their own runs used instead (train/replay.py), one toolbox per set-up: `toolbox_for`.
 """
 
 from __future__ import annotations
@@ -20,24 +19,22 @@ if TYPE_CHECKING:
     from deepresearch.tools.config import ToolSettings
     from deepresearch.tools.toolbox import Toolbox
 
+    from .questions import TrainQuestion
+
 
 @dataclass
 class RolloutEnvironment:
     toolbox: Toolbox
     doc_id_for: Callable[[str], str | None]  # a cited URL → corpus doc id (for gold-citation rewards)
     web_url: str | None = None
+    # The toolbox a question's rollouts use, when it is not `toolbox` for every question (replays).
+    toolbox_for: Callable[[TrainQuestion], Toolbox] | None = None
 
 
 @asynccontextmanager
 async def rollout_environment(
-    tools: ToolSettings, *, corpus: Path | None = None, index: str | None = None, web: bool = False,
+    tools: ToolSettings, *, corpus: Path | None = None, index: str | None = None,
 ) -> AsyncIterator[RolloutEnvironment]:
-    if web:
-        if corpus is not None:
-            raise ValueError("the web environment searches the configured backends, not a corpus file")
-        async with _web_environment(tools, index) as env:
-            yield env
-        return
     if (corpus is None) == (index is None):
         raise ValueError("give exactly one of a corpus file or an index name")
     if corpus is not None:
@@ -70,22 +67,3 @@ async def rollout_environment(
     finally:
         registry.close()
 
-
-@asynccontextmanager
-async def _web_environment(tools: ToolSettings, index: str | None) -> AsyncIterator[RolloutEnvironment]:
-    """The toolbox `ask` builds: the configured search chain, the local backend on `index`."""
-    from deepresearch.tools.local_urls import parse_local_url
-    from deepresearch.tools.toolbox import build_toolbox
-
-    def doc_id_for(url: str) -> str | None:  # only the local backend's results have corpus ids
-        local = parse_local_url(url)
-        return local[1] if local is not None else None
-
-    from deepresearch.evals.environment import without_memory
-
-    toolbox = build_toolbox(tools, index=index)
-    without_memory(toolbox, "long-term memory is off in training rollouts (the runs of a group stay independent)")
-    try:
-        yield RolloutEnvironment(toolbox=toolbox, doc_id_for=doc_id_for)
-    finally:
-        await toolbox.close()

@@ -101,6 +101,7 @@ class LoopContext:
     work_dir: Path  # trainer checkpoints, eval dirs
     dev: DevSet | None = None  # None = no gate (publish every round)
     doc_id_for: Callable[[str], str | None] | None = None
+    toolbox_for: Callable[[TrainQuestion], Toolbox] | None = None  # per-question toolbox (replays), else `toolbox`
     judge_model: ChatModel | None = None
     max_tokens: int = 384
     launcher: str = "inprocess"  # or "accelerate"
@@ -173,7 +174,8 @@ class TrainLoop:
         )
         spec = RolloutSpec(group_size=cfg.grpo.num_generations, round_index=self.round_index, policy=policy,
                            concurrency=cfg.rollout.concurrency, tags={"train_id": self.state.train_id})
-        groups = await rollout_groups(questions, self._runtimes(), spec, on_run_done=lambda: advance(1))
+        groups = await rollout_groups(questions, self._runtimes(), spec, on_run_done=lambda: advance(1),
+                                      toolbox_for=ctx.toolbox_for)
         report.rollout_runs = sum(len(g.run_ids) for g in groups)
         report.failures = [f for g in groups for f in g.failures]
         report.seconds["rollout"], clock = time.perf_counter() - clock, time.perf_counter()

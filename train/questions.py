@@ -7,7 +7,6 @@ replays agreeing with a well-rated answer (or disagreeing with a badly rated one
 
 from __future__ import annotations
 
-from collections import Counter
 from datetime import datetime
 from pathlib import Path
 from statistics import mean
@@ -113,16 +112,6 @@ def watch_round(store: Any, since: datetime, min_new_runs: int) -> list[TrainQue
         fresh += [q for q in questions_from_runs(store) if set(q.source_run_ids) & rated_runs
                   and q.question not in seen]
     return fresh if len(fresh) >= min_new_runs or rated_runs else None
-
-
-def common_search_source(items: list[TrainQuestion]) -> SearchSource | None:
-    """The search set-up most of these questions were asked with (ties: the newest); None if none is known."""
-    known = [q.search for q in items if q.search is not None]
-    if not known:
-        return None
-    counts = Counter(s.model_dump_json() for s in known)
-    best = max(counts.values())
-    return next(s for s in known if counts[s.model_dump_json()] == best)
 
 
 def round_questions(items: list[TrainQuestion], round_index: int, per_round: int, seed: int = 0) -> list[TrainQuestion]:

