@@ -33,11 +33,10 @@ def index_name_for(corpus: Path) -> str:
 
 def local_web_doc_id(url: str, web_url: str) -> str | None:
     """The corpus id behind a local-web page URL (`<web>/doc/<id>`) or a `local://index/<id>` URL."""
-    from deepresearch.tools.local_urls import parse_local_url
+    from deepresearch.tools.local_urls import local_doc_id
 
-    local = parse_local_url(url)
-    if local is not None:
-        return local[1]
+    if (doc_id := local_doc_id(url)) is not None:
+        return doc_id
     parts, web = urlsplit(url), urlsplit(web_url)
     if parts.netloc == web.netloc and parts.path.startswith("/doc/"):
         return unquote(parts.path[len("/doc/"):]) or None

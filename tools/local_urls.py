@@ -17,3 +17,9 @@ def parse_local_url(url: str) -> tuple[str, str] | None:
     if parts.scheme != SCHEME or not parts.netloc or len(parts.path) < 2:
         return None
     return parts.netloc, unquote(parts.path[1:])
+
+
+def local_doc_id(url: str) -> str | None:
+    """The corpus doc id of a local:// URL (None for any other URL)."""
+    local = parse_local_url(url)
+    return local[1] if local is not None else None

@@ -22,6 +22,9 @@ if TYPE_CHECKING:
     from .questions import TrainQuestion
 
 
+NO_MEMORY = "long-term memory is off in training rollouts (the runs of a group stay independent)"
+
+
 @dataclass
 class RolloutEnvironment:
     toolbox: Toolbox
@@ -57,8 +60,7 @@ async def rollout_environment(
         # IndexNotFound names the known indexes. A port of its own: the same URLs in every round and process.
         with LocalWebServer(registry.open(index), port=site_port(index)) as web:
             toolbox = build_toolbox(eval_tool_settings(tools, web.url))
-            without_memory(toolbox, "long-term memory is off in training rollouts (the runs of a group stay "
-                                    "independent)")
+            without_memory(toolbox, NO_MEMORY)
             try:
                 yield RolloutEnvironment(toolbox=toolbox, doc_id_for=lambda url: local_web_doc_id(url, web.url),
                                          web_url=web.url)

@@ -17,14 +17,12 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, get_args
 
-from .environment import RolloutEnvironment
+from .environment import NO_MEMORY, RolloutEnvironment
 from .questions import SearchSource, TrainQuestion
 
 if TYPE_CHECKING:
     from deepresearch.tools.config import ToolSettings
     from deepresearch.tools.toolbox import Toolbox
-
-NO_MEMORY = "long-term memory is off in training rollouts (the runs of a group stay independent)"
 
 
 def replay_source(source: SearchSource, default_index: str) -> SearchSource:
@@ -34,14 +32,6 @@ def replay_source(source: SearchSource, default_index: str) -> SearchSource:
 
     backends = [b for b in source.backends if b in get_args(BackendName)] or ["local"]
     return source.model_copy(update={"index": source.index or default_index, "backends": backends})
-
-
-def local_doc_id(url: str) -> str | None:
-    """Corpus doc id of a cited URL: only the local backend's results (local://index/doc) have one."""
-    from deepresearch.tools.local_urls import parse_local_url
-
-    local = parse_local_url(url)
-    return local[1] if local is not None else None
 
 
 class ReplayToolboxes:
@@ -125,6 +115,9 @@ class ReplayToolboxes:
 async def replay_environment(replay: ReplayToolboxes) -> AsyncIterator[RolloutEnvironment]:
     """Rollouts of logged questions, each in its own run's search set-up; the toolboxes close on exit."""
     try:
+        from deepresearch.tools.local_urls import local_doc_id
+
+        # Only the local backend's results (local://index/doc) have corpus ids.
         yield RolloutEnvironment(toolbox=replay.toolbox(replay.default), doc_id_for=local_doc_id,
                                  toolbox_for=replay.toolbox_for)
     finally:

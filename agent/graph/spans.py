@@ -82,14 +82,10 @@ def name_spans(sentence: str) -> list[Span]:
             continue
         j = i + 1
         while j < len(tokens):
-            w = tokens[j][0]
-            k = j  # connectors join a name when a capitalised word follows them ("Battle of the Rosebud")
-            while k < len(tokens) and k - j < 2 and (tokens[k][0] in _CONNECTORS or tokens[k][0] in ("'", "’")):
-                k += 1
-            if _is_cap(w) or _model_number(tokens, j):
+            if _is_cap(tokens[j][0]) or _model_number(tokens, j):
                 j += 1
-            elif k > j and k < len(tokens) and _is_cap(tokens[k][0]):
-                j = k + 1
+            elif after := _past_connectors(tokens, j):
+                j = after
             else:
                 break
         run = _trim(tokens[i:j])
@@ -108,12 +104,21 @@ def name_spans(sentence: str) -> list[Span]:
     return spans
 
 
+def _past_connectors(tokens: list[tuple[str, int, int]], j: int) -> int:
+    """Up to two connectors continue a name when a capitalised word follows them ("Battle of the
+    Rosebud"): the index after that word, else 0."""
+    k = j
+    while k < len(tokens) and k - j < 2 and (tokens[k][0] in _CONNECTORS or tokens[k][0] in ("'", "’")):
+        k += 1
+    return k + 1 if j < k < len(tokens) and _is_cap(tokens[k][0]) else 0
+
+
 def _model_number(tokens: list[tuple[str, int, int]], j: int) -> bool:
     """A bare number right after a capitalised word belongs to the name: "Volvo 850", "Big 12"."""
     word, start, _ = tokens[j]
-    return word.isdigit() and len(word) <= 4 and start == tokens[j - 1][2] + 1 and _is_cap(tokens[j - 1][0]) \
-        and not tokens[j - 1][0].isdigit() and tokens[j - 1][0] not in _NOT_NAMES \
-        and tokens[j - 1][0].lower() not in GENERIC_NAMES
+    prev = tokens[j - 1][0]
+    return word.isdigit() and len(word) <= 4 and start == tokens[j - 1][2] + 1 and _is_cap(prev) \
+        and prev not in _NOT_NAMES and prev.lower() not in GENERIC_NAMES
 
 
 def _tidy(text: str) -> str:
