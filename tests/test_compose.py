@@ -60,6 +60,11 @@ def test_services_and_the_optional_searxng_profile():
     assert "searxng" not in SERVICES["app"]["depends_on"]  # it is optional: the app must start without it
 
 
+def test_the_server_and_the_api_come_back_after_a_crash():
+    assert SERVICES["model"]["restart"] == "unless-stopped"
+    assert SERVICES["app"]["restart"] == "unless-stopped"
+
+
 def test_vllm_runs_with_the_flags_serve_model_uses():
     serve = VLLMServeSettings()
     ours = flags(vllm_command(serve, "MODEL", "NAME")[2:])  # after the venv's python and the launcher
