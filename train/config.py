@@ -31,6 +31,10 @@ class GRPOSettings(BaseModel):
     scale_rewards: Literal["group", "batch", "none"] = Field(
         "group", description="divide advantages by the group's std, the batch std, or not at all (Dr. GRPO)"
     )
+    stratify: Literal["none", "searches"] = Field(
+        "none", description="advantages within strata of a group's runs with the same number of search calls "
+        "(Stratified GRPO); a stratum of one run, or with equal rewards, gets advantage 0"
+    )
     importance_sampling_level: Literal["token", "sequence"] = Field(
         "token", description="policy ratio per token (GRPO) or one per sequence from the mean log-ratio (GSPO)"
     )
@@ -96,6 +100,10 @@ class RewardSettings(BaseModel):
     cost: float = Field(0.1, description="weight of the cost penalty (tool calls, tokens)")
     feedback: float = Field(1.0, description="weight of user feedback when the trace has it")
     judge: float = Field(0.0, description="weight of the LLM-judge group ranking (0 = off)")
+    information: float = Field(
+        0.0, description="weight of the information gain: the policy's mean log-probability of the gold answer "
+        "given the run's evidence minus without it (nats; 0 = off, not computed)"
+    )
     tier_malformed: float = -1.0
     tier_wrong: float = 0.0
     tier_not_found: float = 0.25

@@ -4,6 +4,9 @@ Notation (one optimiser step covers a batch of sequences; each sequence is one L
 
     r_i            reward of run i;  group = the G runs of one question
     A_i            advantage of run i = r_i − mean_group(r)            (÷ std_group(r) unless Dr. GRPO)
+                   Stratified GRPO (stratify="searches"): the same within the stratum S(i) of the group's
+                   runs with run i's number of searches: A_i = (r_i − mean_S(r)) ÷ std_S(r); a stratum of
+                   one run or with equal rewards gives A_i = 0 (nothing to compare it with)
     π_θ(y_t)       probability of generated token y_t under the policy being trained (LoRA on)
     π_old(y_t)     the same policy before this round's first optimiser step (no gradient)
     μ(y_t)         the sampler's probability, logged in the trace when the token was generated
@@ -24,7 +27,7 @@ The per-token quantities live in flat 1-D tensors over all completion tokens of 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
 import torch
@@ -38,26 +41,39 @@ STD_EPS = 1e-4  # TRL's constant; keeps a tiny-but-nonzero std from exploding th
 # 1. Group-relative advantages
 # ---------------------------------------------------------------------------------------------
 def group_advantages(
-    groups: Sequence[Sequence[float]], scale_rewards: str = "group"
+    groups: Sequence[Sequence[float]], scale_rewards: str = "group",
+    strata: Sequence[Sequence[Hashable]] | None = None,
 ) -> list[list[float] | None]:
     """A_i = r_i − mean(group), optionally ÷ std. A group whose rewards are all equal teaches nothing
     (every advantage would be 0) and is dropped: its entry is None.
 
     scale_rewards: "group" ÷ the group's std, "batch" ÷ the std of all rewards, "none" (Dr. GRPO).
+    strata: per group, a key per run (e.g. its number of searches); the mean and the "group" std are then
+    taken within each stratum, so runs are compared only with runs of the same shape. A run alone in its
+    stratum, or in one with equal rewards, gets 0 rather than a comparison with differently shaped runs
+    (the Stratified GRPO paper's choice); a group where every run gets 0 is dropped like an equal group.
     """
     tensors = [torch.tensor(list(g), dtype=torch.float64) for g in groups]
     batch_std = torch.cat(tensors).std() if scale_rewards == "batch" and len(tensors) else None
     out: list[list[float] | None] = []
-    for rewards in tensors:
+    for g, rewards in enumerate(tensors):
         if rewards.numel() < 2 or torch.allclose(rewards, rewards[0].expand_as(rewards)):
             out.append(None)
             continue
-        advantages = rewards - rewards.mean()
-        if scale_rewards == "group":
-            advantages = advantages / (rewards.std() + STD_EPS)  # unbiased std, as TRL
-        elif scale_rewards == "batch":
-            advantages = advantages / (batch_std + STD_EPS)
-        out.append(advantages.tolist())
+        keys = list(strata[g]) if strata is not None else [0] * rewards.numel()
+        advantages = torch.zeros_like(rewards)
+        for key in dict.fromkeys(keys):
+            idx = torch.tensor([i for i, k in enumerate(keys) if k == key])
+            r = rewards[idx]
+            if r.numel() < 2 or torch.allclose(r, r[0].expand_as(r)):
+                continue  # stays 0
+            a = r - r.mean()
+            if scale_rewards == "group":
+                a = a / (r.std() + STD_EPS)  # unbiased std, as TRL
+            elif scale_rewards == "batch":
+                a = a / (batch_std + STD_EPS)
+            advantages[idx] = a
+        out.append(advantages.tolist() if bool(advantages.any()) else None)
     return out
 
 

@@ -21,6 +21,7 @@ from pydantic import BaseModel, Field
 from .batching import count_micro_batches
 from .checkpoint import Checkpoint, LoopState
 from .config import TrainSettings
+from .information import InformationScorer
 from .publish import DevSet, GateResult, GateRun, eval_gate, publish, serve_adapter
 from .questions import TRAIN_TAG, TrainQuestion
 from .registry import AdapterRegistry
@@ -181,9 +182,12 @@ class TrainLoop:
         report.seconds["rollout"], clock = time.perf_counter() - clock, time.perf_counter()
 
         advance = ctx.progress.start("score", len(groups))
+        # The information term is the rollout policy's own judgement: same model, the writer's adapter.
+        information = InformationScorer(ctx.models[0], policy.adapter_for("writer")) if ctx.models else None
         scores = await score_groups(
             groups, ctx.store, cfg.rewards, cfg.grpo.scale_rewards, doc_id_for=ctx.doc_id_for,
             judge_model=ctx.judge_model, adapter=self.policy_adapter, on_group_done=lambda: advance(1),
+            information=information, stratify=cfg.grpo.stratify,
         )
         report.scores = scores.summary()
         samples, skipped = round_samples(scores, ctx.store, cfg.rewards.role_weights)

@@ -10,6 +10,9 @@
     cost      −(tool calls · c_tool + LLM tokens / 1000 · c_token): searches the run did not need cost something
     feedback  the user's score on this run; or, for replays of a rated question, score · F1(answer, rated answer)
     judge     an LLM judge's relative rank of this run's report within its group (judge.py)
+    information  how much the run's evidence raised the policy's own mean log-probability of the gold answer
+              (IGPO, per run; information.py): a dense signal for the searches and quotes even when the
+              writer answers wrong; absent when the backend cannot score or there is no gold answer
 
 A term with no basis (no gold answer, no feedback, judge off) is absent, not zero. The run's reward is
 Σ weight · term over the present terms (RewardSettings weights). What a run did (`RunFacts`) is read by
@@ -90,7 +93,8 @@ def feedback_term(facts: RunFacts, q: TrainQuestion) -> float | None:
     return None
 
 
-def score_run(facts: RunFacts, q: TrainQuestion, cfg: RewardSettings, judge: float | None = None) -> RewardBreakdown:
+def score_run(facts: RunFacts, q: TrainQuestion, cfg: RewardSettings, judge: float | None = None,
+              information: float | None = None) -> RewardBreakdown:
     terms: dict[str, float] = {}
     tier = outcome_tier(facts, q, cfg)
     if tier is not None:
@@ -107,8 +111,10 @@ def score_run(facts: RunFacts, q: TrainQuestion, cfg: RewardSettings, judge: flo
         terms["feedback"] = fb
     if judge is not None:
         terms["judge"] = judge
+    if information is not None:
+        terms["information"] = information
     weights = {"outcome": cfg.correctness, "f1": cfg.f1, "citation": cfg.citation, "evidence": cfg.evidence,
-               "cost": cfg.cost, "feedback": cfg.feedback, "judge": cfg.judge}
+               "cost": cfg.cost, "feedback": cfg.feedback, "judge": cfg.judge, "information": cfg.information}
     total = sum(weights[k] * v for k, v in terms.items() if k in weights)
     return RewardBreakdown(run_id=facts.run_id, terms=terms, total=total, tier=tier[0] if tier else None)
 

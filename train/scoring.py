@@ -2,6 +2,8 @@
 
 Everything a later reader needs to explain an update is written back to the trace: each run gets a
 `reward` event with every reward term, its group and its advantage (None when the group was dropped).
+With stratify="searches" the advantages are computed within strata of a group's runs with the same
+number of search calls (grpo.group_advantages), read from the runs' `tool` events.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from pydantic import BaseModel
 
 from .config import RewardSettings
 from .grpo import group_advantages
+from .information import InformationScorer
 from .judge import judge_group
 from .rewards import RewardBreakdown, log_reward, score_run
 from .rollout import RolloutGroup
@@ -23,6 +26,14 @@ from .samples import LLM_EVENT, SkippedCall, TrainingSample, samples_from_events
 if TYPE_CHECKING:
     from deepresearch.agent.model.base import ChatModel
     from deepresearch.agent.trace.store import TraceStore
+
+
+SEARCH_TOOL = "search"
+
+
+def search_calls(store: TraceStore, run_id: str) -> int:
+    """How many times the run called the search tool (its stratum under stratify="searches")."""
+    return sum(e.payload.get("tool") == SEARCH_TOOL for e in store.events(run_id, "tool"))
 
 
 class ScoredGroup(BaseModel):
@@ -71,7 +82,11 @@ async def score_groups(
     judge_model: ChatModel | None = None,
     adapter: str | None = None,
     on_group_done: Callable[[], None] | None = None,
+    information: InformationScorer | None = None,
+    stratify: str = "none",
 ) -> RoundScores:
+    """`information` scores the information term (only when its weight is non-zero: it costs two
+    forward passes per run); `stratify` is GRPOSettings.stratify."""
     scored: list[ScoredGroup] = []
     for group in groups:
         facts = [facts_from_trace(store, rid, doc_id_for) for rid in group.run_ids]
@@ -79,12 +94,17 @@ async def score_groups(
         if judge_model is not None and cfg.judge > 0 and len(facts) >= 2:
             reports = [store.get_run(f.run_id).report or f.answer for f in facts]
             judged = await judge_group(judge_model, group.question.question, reports)
-        rewards = [score_run(f, group.question, cfg, judged[i] if judged else None) for i, f in enumerate(facts)]
+        gains: list[float | None] = [None] * len(facts)
+        if information is not None and cfg.information != 0:
+            gains = await information.group_terms(store, group.run_ids, group.question)
+        rewards = [score_run(f, group.question, cfg, judged[i] if judged else None, gains[i])
+                   for i, f in enumerate(facts)]
         scored.append(ScoredGroup(group_id=group.group_id, question_id=group.question.id, run_ids=group.run_ids,
                                   rewards=rewards, advantages=None))
         if on_group_done is not None:
             on_group_done()
-    advantages = group_advantages([[r.total for r in g.rewards] for g in scored], scale_rewards)
+    strata = [[search_calls(store, rid) for rid in g.run_ids] for g in scored] if stratify == "searches" else None
+    advantages = group_advantages([[r.total for r in g.rewards] for g in scored], scale_rewards, strata)
     for g, adv in zip(scored, advantages, strict=True):
         g.advantages = adv
         for i, r in enumerate(g.rewards):
