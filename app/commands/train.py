@@ -11,6 +11,7 @@ Each round: rollout (every question G times through the real graph) → score (r
 from __future__ import annotations
 
 import asyncio
+from contextlib import closing
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,19 +20,23 @@ import typer
 from deepresearch.app.console import err, fail, out
 from deepresearch.app.settings import get_settings
 
+from .train_inputs import (
+    apply_overrides,
+    base_model_dir,
+    check_index,
+    check_inputs,
+    load_questions,
+    resolve_dev_set,
+)
+
 if TYPE_CHECKING:
+    from deepresearch.agent.trace.store import TraceStore
     from deepresearch.app.settings import Settings
     from deepresearch.train.config import TrainSettings
     from deepresearch.train.questions import TrainQuestion
     from deepresearch.train.replay import ReplayToolboxes
 
 PHASES = ("rollout", "score", "update", "eval")
-
-
-def demo_dev_note(size: int, dev_questions: int) -> str:
-    return (f"eval gate: no dev set given (--dev or train.publish.dev_questions), so it uses the bundled demo dev "
-            f"set: {size} of its {dev_questions} dev questions (HotpotQA and MuSiQue multi-hop; --dev-size sets "
-            "how many) over the demo corpus (deepresearch/demo)")
 
 
 def train_settings(settings: Settings) -> TrainSettings:
@@ -52,60 +57,6 @@ class RichPhases:
         task = self.tasks[phase]
         self.progress.reset(task, total=max(total, 1), completed=0, visible=True)
         return lambda n=1: self.progress.advance(task, n)
-
-
-def _check_inputs(
-    questions: Path | None, from_runs: bool, corpus: Path | None, dev: Path | None, group_size: int | None,
-    rounds: int, per_round: int | None, temperature: float | None, launcher: str | None, num_processes: int | None,
-    watch: bool, train_roles: str | None = None, dev_corpus: Path | None = None,
-) -> None:
-    if (questions is None) == (not from_runs):
-        raise fail("give exactly one question source: --questions FILE or --from-runs")
-    if watch and not from_runs:
-        raise fail("--watch trains on new logged runs: use it with --from-runs")
-    for flag, path in (("--questions", questions), ("--corpus", corpus), ("--dev", dev), ("--dev-corpus", dev_corpus)):
-        if path is not None and not path.is_file():
-            raise fail(f"{flag}: no such file: {path}")
-    if group_size is not None and group_size < 2:
-        raise fail(f"--group-size must be at least 2: GRPO compares runs of one question (got {group_size})")
-    if rounds < 0 or (rounds == 0 and not watch):
-        raise fail(f"--rounds must be at least 1 (0 = forever, only with --watch) (got {rounds})")
-    if per_round is not None and per_round < 1:
-        raise fail(f"--questions-per-round must be at least 1 (got {per_round})")
-    if temperature is not None and not 0.0 < temperature <= 5.0:
-        raise fail(f"--temperature must be above 0 (rollouts sample) and at most 5 (got {temperature})")
-    if launcher is not None and launcher not in ("inprocess", "accelerate"):
-        raise fail(f"--launcher must be inprocess or accelerate (got {launcher!r})")
-    if num_processes is not None and num_processes < 1:
-        raise fail(f"--num-processes must be at least 1 (got {num_processes})")
-    if train_roles is not None:
-        parse_roles(train_roles)
-
-
-def parse_roles(text: str) -> list[str]:
-    """`planner,writer` → the roles, each one of the agent's; a clear error otherwise."""
-    from deepresearch.agent.prompts import ROLES
-
-    roles = [r.strip() for r in text.split(",") if r.strip()]
-    unknown = [r for r in roles if r not in ROLES]
-    if not roles or unknown:
-        raise fail(f"--train-roles: unknown role {', '.join(unknown) or '(none given)'}; the roles are: "
-                   f"{', '.join(ROLES)}")
-    return roles
-
-
-def _apply_overrides(cfg: TrainSettings, **kw: Any) -> TrainSettings:
-    grpo = {k: v for k, v in {"num_generations": kw["group_size"], "temperature": kw["temperature"]}.items()
-            if v is not None}
-    rollout = {k: v for k, v in {"questions_per_round": kw["per_round"]}.items() if v is not None}
-    # weight 0 leaves a role out of the update; the adapter then answers only for the trained roles
-    rewards = cfg.rewards.training_only(parse_roles(kw["train_roles"])) if kw.get("train_roles") else cfg.rewards
-    launch = {k: v for k, v in {"launcher": kw["launcher"], "accelerate_config": kw["accelerate_config"],
-                                "num_processes": kw["num_processes"]}.items() if v is not None}
-    return cfg.model_copy(update={
-        "grpo": cfg.grpo.model_copy(update=grpo), "rollout": cfg.rollout.model_copy(update=rollout),
-        "launch": cfg.launch.model_copy(update=launch), "rewards": rewards,
-    })
 
 
 def train(
@@ -154,7 +105,7 @@ def train(
         questions, corpus = dataset_paths(dataset, questions, corpus)
     if rounds is None:  # "keep training as runs arrive" means no end unless one is given
         rounds = 0 if watch else 1
-    _check_inputs(questions, from_runs, corpus, dev, group_size, rounds, per_round, temperature, launcher,
+    check_inputs(questions, from_runs, corpus, dev, group_size, rounds, per_round, temperature, launcher,
                   num_processes, watch, train_roles, dev_corpus)
     if hours is not None and not 0 < hours <= 10_000:
         raise fail(f"--hours must be above 0 (got {hours})")
@@ -166,7 +117,7 @@ def train(
 
     since_dt = parse_since(since)
     settings = get_settings()
-    cfg = _apply_overrides(train_settings(settings), group_size=group_size, temperature=temperature,
+    cfg = apply_overrides(train_settings(settings), group_size=group_size, temperature=temperature,
                            per_round=per_round, launcher=launcher, accelerate_config=accelerate_config,
                            num_processes=num_processes, train_roles=train_roles)
     if cfg.launch.launcher == "accelerate":
@@ -178,62 +129,17 @@ def train(
             raise fail(f"--accelerate-config: {exc}") from None
     dev_set = None
     if not no_gate:
-        dev_set = _dev_set(cfg, dev or cfg.publish.dev_questions or questions, dev_split or None,
+        dev_set = resolve_dev_set(cfg, dev or cfg.publish.dev_questions or questions, dev_split or None,
                            dev_corpus or corpus or cfg.publish.dev_corpus, dev_size)
     # Logged questions are replayed against the search backends their runs used (train/replay.py), unless a
     # corpus or an index is named for the local web.
     replay = from_runs and corpus is None and index is None and cfg.rollout.index is None
     index_name = None if corpus is not None or replay else (index or cfg.rollout.index or settings.index)
     if index_name is not None:
-        _check_index(settings, index_name)
-    items = _load_questions(questions, split or None) if questions is not None else None
+        check_index(settings, index_name)
+    items = load_questions(questions, split or None) if questions is not None else None
     asyncio.run(_train(settings, cfg, items, since_dt, corpus, index_name, dev_set, rounds, watch, resume,
                        export_samples, replay, hours))
-
-
-def _check_index(settings: Settings, name: str) -> None:
-    from deepresearch.tools.index.registry import IndexRegistry
-
-    registry = IndexRegistry(settings.tools)
-    try:
-        if not registry.exists(name):
-            known = ", ".join(registry.names()) or "none yet"
-            raise fail(f"--index: no index named {name!r} (indexes: {known}; or give --corpus FILE)")
-    finally:
-        registry.close()
-
-
-def _dev_set(cfg: TrainSettings, dev: Path | None, split: str | None, corpus: Path | None, size: int | None):
-    from deepresearch.train.publish import DevSet
-
-    p = cfg.publish
-    if dev is None:  # nothing names one (--from-runs): the bundled demo set, with its own corpus
-        from deepresearch.app.runtime import demo_file
-        from deepresearch.evals.dataset import load_questions
-
-        dev, corpus = demo_file("questions.jsonl"), demo_file("corpus.jsonl")
-        in_split = sum(q.split == split for q in load_questions(dev)) if split else len(load_questions(dev))
-        err.print(demo_dev_note(min(size or p.dev_size, in_split), in_split), markup=False, highlight=False)
-    if corpus is None:
-        raise fail("the eval gate evaluates on a corpus: give --dev-corpus FILE (or --corpus FILE, or --no-gate)")
-    for what, path in (("dev set", dev), ("dev corpus", corpus)):
-        if not Path(path).is_file():
-            raise fail(f"eval gate {what}: no such file: {path}")
-    return DevSet(questions=dev, corpus=corpus, split=split, limit=size or p.dev_size, seeds=p.eval_seeds,
-                  metric=p.metric, tolerance=p.tolerance)
-
-
-def _load_questions(path: Path, split: str | None) -> list[TrainQuestion]:
-    from deepresearch.evals.dataset import DatasetError
-    from deepresearch.train.questions import questions_from_file
-
-    try:
-        items = questions_from_file(path, split=split)
-    except DatasetError as exc:
-        raise fail(str(exc)) from None
-    if not items:
-        raise fail(f"{path}: no questions" + (f" in split '{split}' (use --split '' for all)" if split else ""))
-    return items
 
 
 async def _train(
@@ -241,9 +147,22 @@ async def _train(
     corpus: Path | None, index: str | None, dev: Any, rounds: int, watch: bool, resume: bool,
     export_dir: Path | None = None, replay: bool = False, hours: float | None = None,
 ) -> None:
-    from deepresearch.agent.model.base import ModelError
     from deepresearch.agent.trace.store import TraceStore
-    from deepresearch.app.runtime import build_model_from, quiet_libraries
+    from deepresearch.app.runtime import quiet_libraries
+
+    quiet_libraries()
+    with closing(TraceStore(settings.paths.traces_db)) as store:  # closed on every exit, early ones included
+        await _train_on(store, settings, cfg, items, since, corpus, index, dev, rounds, watch, resume, export_dir,
+                        replay, hours)
+
+
+async def _train_on(
+    store: TraceStore, settings: Settings, cfg: TrainSettings, items: list[TrainQuestion] | None,
+    since: datetime | None, corpus: Path | None, index: str | None, dev: Any, rounds: int, watch: bool,
+    resume: bool, export_dir: Path | None, replay: bool, hours: float | None,
+) -> None:
+    from deepresearch.agent.model.base import ModelError
+    from deepresearch.app.runtime import build_model_from
     from deepresearch.tools.index.store import IndexNotFound
     from deepresearch.train.checkpoint import Checkpoint, CheckpointError, question_stream, resumable
     from deepresearch.train.environment import rollout_environment
@@ -254,13 +173,10 @@ async def _train(
     from deepresearch.train.rounds import TimeBudget, fixed_rounds, watch_rounds
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    quiet_libraries()
-    store = TraceStore(settings.paths.traces_db)
     from_runs_items = items is None
     if items is None:
         items = questions_from_runs(store, since=since)
     if not items and not watch:
-        store.close()
         raise fail("no logged questions to train on" + (" in that period" if since else "") +
                    ": ask some with `deepresearch ask` first (or use --watch to wait for them)")
     # Logged questions change as people ask: only a fixed question set is checked on resume.
@@ -272,27 +188,19 @@ async def _train(
         try:
             resumed = resumable(Checkpoint(work_dir / "checkpoint"), stream)
         except CheckpointError as exc:
-            store.close()
             raise fail(f"--resume: {exc}") from None
         if not watch and resumed.rounds_done >= rounds:
-            store.close()
             out.print(f"nothing to do: the checkpoint has {resumed.rounds_done} round(s) done (--rounds {rounds}); "
                       "raise --rounds to train further")
             return
-    replayer = None
-    if replay:  # checked (indexes, set-ups announced) before the model loads
-        try:
-            replayer = _replayer(settings, items)
-        finally:
-            if replayer is None:
-                store.close()
-    model_dir = _base_model_dir(settings, cfg)
+    # Checked (indexes, set-ups announced) before the model loads.
+    replayer = _replayer(settings, items) if replay else None
+    model_dir = base_model_dir(settings, cfg)
     try:
         models = [build_model_from(settings.model_copy(update={"model": settings.model.model_copy(
             update={"adapter": None})}))]
         models += _extra_servers(settings, cfg)
     except ModelError as exc:
-        store.close()
         raise fail(f"model: {exc}") from None
     registry = AdapterRegistry(settings.paths.adapters)
     try:
@@ -334,28 +242,6 @@ async def _train(
     finally:
         for model in models:
             await model.close()
-        store.close()
-
-
-def _base_model_dir(settings: Settings, cfg: TrainSettings) -> Path:
-    if cfg.base_model is not None:
-        if not cfg.base_model.is_dir():
-            raise fail(f"train.base_model: no such directory: {cfg.base_model}")
-        return cfg.base_model
-    if settings.model.backend != "embedded":
-        from deepresearch.train.base_model import BaseModelNotFound, resolve_base_model
-
-        try:
-            path, source = resolve_base_model(settings.model.base_url, settings.model.name,
-                                              settings.model.api_key.get_secret_value())
-        except BaseModelNotFound as exc:
-            raise fail(f"training against a model server needs the served model's weights ({exc}): set "
-                       "train.base_model (a Hugging Face model directory) or MODEL") from None
-        err.print(f"base model: {source}")
-        return path
-    from deepresearch.agent.model.factory import embedded_model_dir
-
-    return embedded_model_dir(settings.cache_dir)
 
 
 def _replayer(settings: Settings, items: list[TrainQuestion]) -> ReplayToolboxes:

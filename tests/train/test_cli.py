@@ -80,14 +80,14 @@ def test_bad_numbers(cli, qfile):
 
 def test_train_roles_set_the_role_weights():
     from deepresearch.agent.prompts import ROLES
-    from deepresearch.app.commands.train import _apply_overrides
+    from deepresearch.app.commands.train_inputs import apply_overrides
     from deepresearch.train.config import TrainSettings
 
-    cfg = _apply_overrides(TrainSettings(), group_size=None, temperature=None, per_round=None, launcher=None,
+    cfg = apply_overrides(TrainSettings(), group_size=None, temperature=None, per_round=None, launcher=None,
                            accelerate_config=None, num_processes=None, train_roles="planner, writer")
     assert cfg.rewards.role_weights == {role: float(role in ("planner", "writer")) for role in ROLES}
     assert cfg.rewards.trained_roles() == {"planner", "writer"}
-    unchanged = _apply_overrides(TrainSettings(), group_size=None, temperature=None, per_round=None, launcher=None,
+    unchanged = apply_overrides(TrainSettings(), group_size=None, temperature=None, per_round=None, launcher=None,
                                  accelerate_config=None, num_processes=None, train_roles=None)
     assert unchanged.rewards.role_weights == {} and unchanged.rewards.trained_roles() is None
 
@@ -156,7 +156,7 @@ def test_from_runs_with_nothing_logged(cli, data_dir):
 
 
 def test_from_runs_gates_on_the_bundled_demo_dev_set_when_none_is_given(cli, data_dir):
-    from deepresearch.app.commands.train import demo_dev_note
+    from deepresearch.app.commands.train_inputs import demo_dev_note
     from deepresearch.app.runtime import demo_file
     from deepresearch.evals.dataset import load_questions
 
@@ -240,3 +240,18 @@ def test_round_line_says_how_many_samples_were_trained():
     assert "GPU" not in every_role.line()  # CPU updates have no GPU peak to report
     on_gpu = every_role.model_copy(update={"update": stats.model_copy(update={"peak_gpu_gib": 27.94})})
     assert "loss +0.0000, peak GPU 27.9 GiB" in on_gpu.line()
+
+
+def test_a_missing_base_model_is_one_line_and_the_trace_store_is_closed(cli, qfile, data_dir, tmp_path, monkeypatch):
+    from deepresearch.agent.trace.store import TraceStore
+    from deepresearch.tools.index.store import DB_FILE
+
+    closed = []
+    real_close = TraceStore.close
+    monkeypatch.setattr(TraceStore, "close", lambda self: (closed.append(True), real_close(self))[1])
+    monkeypatch.setenv("DEEPRESEARCH_TRAIN__BASE_MODEL", str(tmp_path / "nowhere"))
+    (data_dir / "indexes" / "mine").mkdir(parents=True)
+    (data_dir / "indexes" / "mine" / DB_FILE).write_text("")
+    result = cli("train", "--questions", qfile, "--no-gate", "--index", "mine")
+    one_line_error(result, "train.base_model: no such directory")
+    assert closed == [True]  # the early exit still closes what it opened
