@@ -119,11 +119,16 @@ async def run(args: argparse.Namespace) -> dict:
             result["scoring_seconds"] = time.monotonic() - t0
             # The term against correctness and gold evidence, run by run (the last scoring logged every term).
             info, correct, gold_ev, searches = [], [], [], []
+            centred: dict[str, list[float]] = {"information": [], "f1": [], "outcome": []}  # minus group means
             wins = pairs = 0  # within a group: does a correct run gain more than a wrong one?
             for g in scores.groups:
                 rows = [(r.terms["information"], r.tier == "correct") for r in g.rewards if "information" in r.terms]
                 wins += sum((a > b) + 0.5 * (a == b) for a, ca in rows for b, cb in rows if ca and not cb)
                 pairs += sum(1 for _, ca in rows for _, cb in rows if ca and not cb)
+                if all({"information", "f1", "outcome"} <= set(r.terms) for r in g.rewards):
+                    for key, values in centred.items():
+                        xs = [r.terms[key] for r in g.rewards]
+                        values += [x - statistics.mean(xs) for x in xs]
                 for r in g.rewards:
                     if "information" in r.terms:
                         info.append(r.terms["information"])
@@ -141,6 +146,8 @@ async def run(args: argparse.Namespace) -> dict:
                 "mean_correct": mean_where(correct, 1.0), "mean_not_correct": mean_where(correct, 0.0),
                 "corr_with_correct": pearson(info, correct),
                 "within_group_correct_above_wrong": {"pairs": pairs, "share": wins / pairs if pairs else None},
+                "within_group_corr_with_f1": pearson(centred["information"], centred["f1"]),
+                "within_group_corr_with_outcome": pearson(centred["information"], centred["outcome"]),
                 "gold_evidence_runs": int(sum(gold_ev)),
                 "mean_gold_evidence": mean_where(gold_ev, 1.0), "mean_no_gold_evidence": mean_where(gold_ev, 0.0),
                 "corr_with_gold_evidence": pearson(info, gold_ev),

@@ -12,7 +12,9 @@
     judge     an LLM judge's relative rank of this run's report within its group (judge.py)
     information  how much the run's evidence raised the policy's own mean log-probability of the gold answer
               (IGPO, per run; information.py): a dense signal for the searches and quotes even when the
-              writer answers wrong; absent when the backend cannot score or there is no gold answer
+              writer answers wrong; absent when the backend cannot score or there is no gold answer;
+              weight 0 by default: on a measured round it did not follow correctness within groups
+              (docs/training.md, "Information gain")
 
 A term with no basis (no gold answer, no feedback, judge off) is absent, not zero. The run's reward is
 Σ weight · term over the present terms (RewardSettings weights). What a run did (`RunFacts`) is read by
