@@ -19,12 +19,13 @@ _DATE_PATTERNS = [
     re.compile(rf"\b(?:{_MONTHS})\s+\d{{3,4}}\b"),  # April 1689
     re.compile(r"\b(?:1[0-9]|20)\d{2}s?\b"),  # 1689, 1960s
 ]
+# A comma belongs to a number only between thousands ("1,234"), never after it ("in 2015, the").
 _NUMBER = re.compile(
-    r"(?:(?:US|A|C)?\$|£|€)?\b\d[\d,]*(?:\.\d+)?(?:\s+(?:million|billion|thousand|hundred|trillion))?"
+    r"(?:(?:US|A|C)?\$|£|€)?\b\d+(?:,\d{3})*(?:\.\d+)?(?:\s+(?:million|billion|thousand|hundred|trillion))?"
     r"(?:\s+(?:[a-z]+))?"
 )
 _BARE_NUMBER = re.compile(
-    r"(?:(?:US|A|C)?\$|£|€)?\d[\d,]*(?:\.\d+)?(?:\s+(?:million|billion|thousand|hundred|trillion))?"
+    r"(?:(?:US|A|C)?\$|£|€)?\d+(?:,\d{3})*(?:\.\d+)?(?:\s+(?:million|billion|thousand|hundred|trillion))?"
 )
 _QUOTED = re.compile(r"[\"“]([^\"“”]{2,80})[\"”]")
 _TOKEN = re.compile(r"[\w][\w'’.\-&]*|[^\w\s]", re.UNICODE)

@@ -112,3 +112,10 @@ def test_a_when_question_gets_the_fullest_date_of_the_sentence():
     ranked = rank_candidates("In what year will the exhibition basketball game at the Staples Center be played?",
                              evidence, k=2)
     assert ranked[0].text == "2018"
+
+
+def test_a_number_keeps_its_thousands_commas_but_not_the_comma_after_it():
+    sentence = "Established in April 2015, the group seats 12,500 people."
+    numbers = {s.text for s in spans_of(sentence) if s.kind == "number"}
+    assert "2015" in numbers and "2015," not in numbers  # seen in an eval as the answer "2015,"
+    assert {"12,500", "12,500 people"} <= numbers
