@@ -138,25 +138,16 @@ def train(
     if index_name is not None:
         check_index(settings, index_name)
     items = load_questions(questions, split or None) if questions is not None else None
-    asyncio.run(_train(settings, cfg, items, since_dt, corpus, index_name, dev_set, rounds, watch, resume,
-                       export_samples, replay, hours))
-
-
-async def _train(
-    settings: Settings, cfg: TrainSettings, items: list[TrainQuestion] | None, since: datetime | None,
-    corpus: Path | None, index: str | None, dev: Any, rounds: int, watch: bool, resume: bool,
-    export_dir: Path | None = None, replay: bool = False, hours: float | None = None,
-) -> None:
     from deepresearch.agent.trace.store import TraceStore
     from deepresearch.app.runtime import quiet_libraries
 
     quiet_libraries()
     with closing(TraceStore(settings.paths.traces_db)) as store:  # closed on every exit, early ones included
-        await _train_on(store, settings, cfg, items, since, corpus, index, dev, rounds, watch, resume, export_dir,
-                        replay, hours)
+        asyncio.run(_train(store, settings, cfg, items, since_dt, corpus, index_name, dev_set, rounds, watch,
+                           resume, export_samples, replay, hours))
 
 
-async def _train_on(
+async def _train(
     store: TraceStore, settings: Settings, cfg: TrainSettings, items: list[TrainQuestion] | None,
     since: datetime | None, corpus: Path | None, index: str | None, dev: Any, rounds: int, watch: bool,
     resume: bool, export_dir: Path | None, replay: bool, hours: float | None,
