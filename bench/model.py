@@ -198,6 +198,8 @@ async def run_agent_calls(args: argparse.Namespace, model_dir: Path, bound: floa
         "effective tok/s (tokens ÷ wall)": lambda r, b: f"{r.tokens / r.wall_s:.1f}",
         # Canonical forced tokens are fewer than the ones plain masked decoding picks for the same text.
         "output chars/s": lambda r, b: f"{sum(len(c.text) for c in r.completions) / r.wall_s:.1f}",
+        "prompt tokens": lambda r, b: f"{r.prompt_tokens}",
+        "prefill share of wall (batch 1)": lambda r, b: f"{r.prefill_s / r.wall_s:.2f}" if b == 1 else "-",
         "forced share": lambda r, b: f"{r.forced / max(r.tokens, 1):.2f}",
         "outputs that parse": lambda r, b: f"{r.parsed_ok}/{len(r.completions)}",
         "effective ÷ bandwidth bound": lambda r, b: f"{r.tokens / r.wall_s / (b * bound):.2f}",
@@ -206,12 +208,33 @@ async def run_agent_calls(args: argparse.Namespace, model_dir: Path, bound: floa
         print(f"{label:34}" + "".join(f"{cell(r, int(n.split('@')[1])):>12}" for n, r in columns.items()))
     pairs = [(f"off@{b}", f"{m}@{b}") for b in (1, 8) for m in ("forced", "verified", "vllm")]
     pairs += [(f"{m}@1", f"{m}@8") for m in ("off", "forced", "verified", "vllm")]
+    by_role(calls, columns)
     for a, b in pairs:
         if a in columns and b in columns:
             diff = differences(calls, columns[a], columns[b])
             print(f"same parsed output, {a} vs {b}: {len(calls) - len(diff)}/{len(calls)}")
             if diff and a == "off@1":
                 print("\n".join(diff))
+
+
+def by_role(calls: list[dict[str, Any]], columns: dict[str, Any]) -> None:
+    """Where batch-1 time goes: per role, calls, prompt and emitted tokens, and prefill/decode seconds."""
+    from model_workload import role_of
+
+    for name, result in columns.items():
+        if not name.endswith("@1") or name.startswith("vllm"):
+            continue
+        print(f"\n{name} by role: calls, prompt tok, emitted tok, prefill s, decode s")
+        roles: dict[str, list[float]] = {}
+        for call, completion in zip(calls, result.completions, strict=True):
+            row = roles.setdefault(role_of(call["messages"]), [0, 0, 0, 0.0, 0.0])
+            row[0] += 1
+            row[1] += len(completion.prompt_token_ids)
+            row[2] += len(completion.completion_token_ids)
+            row[3] += completion.timings.prefill_s
+            row[4] += completion.timings.decode_s
+        for role, (n, prompt, emitted, prefill, decode) in roles.items():
+            print(f"  {role:12}{n:>5}{prompt:>8}{emitted:>8}{prefill:>9.1f}{decode:>9.1f}")
 
 
 async def vllm_agent_calls(model_dir: Path, reqs: list[Any]) -> dict[str, Any]:

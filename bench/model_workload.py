@@ -70,6 +70,15 @@ class Replay:
         return sum(len(c.forced_positions) for c in self.completions)
 
     @property
+    def prefill_s(self) -> float:
+        """Summed prefill time of the calls (a share of wall only at batch 1, where calls do not overlap)."""
+        return sum(c.timings.prefill_s for c in self.completions)
+
+    @property
+    def prompt_tokens(self) -> int:
+        return sum(len(c.prompt_token_ids) for c in self.completions)
+
+    @property
     def parsed_ok(self) -> int:
         return sum(c.parsed is not None for c in self.completions)
 
