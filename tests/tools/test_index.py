@@ -89,6 +89,38 @@ def test_query_syntax_in_questions_cannot_break_fts(pool_index):
     assert pool_index.search("   ", 5) == []
 
 
+def test_a_name_in_the_question_outranks_documents_sharing_its_words_one_by_one(settings, tmp_path):
+    """The README's question: German titles matched "die" and ranked above the play the question names."""
+    corpus = tmp_path / "corpus.jsonl"
+    docs = [
+        ("brecht", "The Exception and the Rule", "Die Ausnahme und die Regel is a play by the German playwright "
+         "Bertolt Brecht; die Regel, die Ausnahme."),
+        ("hand", "Die glückliche Hand", "Die glückliche Hand is a drama with music; die Hand of the playwright."),
+        ("heiress", "The Heiress (1786 play)", "The Heiress is a comedy play by the playwright John Burgoyne."),
+        ("city", "The City Heiress", "The City Heiress is a play by Aphra Behn produced in 1682."),
+        *((f"filler{i}", f"Town {i}", f"A city with {i} bridges and a river.") for i in range(30)),
+    ]
+    corpus.write_text("".join(json.dumps({"id": i, "title": t, "text": x}) + "\n" for i, t, x in docs))
+    registry = IndexRegistry(settings)
+    index_paths(registry, "plays", [corpus])
+    index = registry.open("plays")
+    hits = index.search("In what year did the playwright who wrote The City Heiress die?", 3)
+    assert hits[0].doc_id == "city"
+    registry.close()
+
+
+def test_name_phrases_are_the_capitalised_runs_of_two_or_more_words():
+    from deepresearch.tools.index.query import fts_or_expression, name_phrases
+
+    assert name_phrases("In what year did the playwright who wrote The City Heiress die?") == ["city heiress"]
+    # The sentence's first word ("Was") is a stop word and dropped; "York's" is tokenised as FTS5 does.
+    assert name_phrases("Was Pride and Prejudice written before the Duke of York's birth?") == [
+        "pride and prejudice", "duke of york s"
+    ]
+    assert name_phrases("Who is Madonna?") == []  # one word: its term is already in the query
+    assert fts_or_expression(["city"], ["city heiress"]) == '"city" OR "city heiress"'
+
+
 def test_missing_index_and_bad_names_fail_clearly(settings):
     registry = IndexRegistry(settings)
     with pytest.raises(IndexNotFound, match="no index named 'nope'"):

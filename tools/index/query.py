@@ -3,6 +3,10 @@
 Questions are long and full of function words; an AND of every word finds nothing and an OR of every
 word is slow and noisy. So: keep word tokens, drop English stop words, quote each token (so FTS5
 syntax characters in the question cannot change the query), and OR them; BM25 does the ranking.
+Names of two or more capitalised words ("The City Heiress") are added as phrases too, so a document
+that has the name as a whole outranks ones that share its words only one by one: in the bundled demo,
+"…who wrote The City Heiress die?" ranked German titles ("Die Ausnahme und die Regel") above the play.
+On the 1,666 pool questions gold recall@4 went 0.660 → 0.665 and @10 0.788 → 0.795 (bench/tools.py).
 """
 
 from __future__ import annotations
@@ -39,6 +43,25 @@ def query_terms(text: str) -> list[str]:
     return list(seen)[:MAX_TERMS]
 
 
-def fts_or_expression(terms: list[str]) -> str:
-    """An FTS5 MATCH expression that matches any of the (already tokenised) terms."""
-    return " OR ".join(f'"{term}"' for term in terms)
+# A run of capitalised words, with lower-case connectors inside ("Pride and Prejudice", "Duke of York").
+_NAME = re.compile(
+    r"\b[A-Z][\w'.-]*(?:\s+(?:(?:of|the|and|de|la|le|von|van|der|in|for|a)\s+)*[A-Z][\w'.-]*)+"
+)
+
+
+def name_phrases(text: str) -> list[str]:
+    """Distinct lower-cased phrases of the names in `text` that still hold two or more words once a
+    leading stop word ("The", a sentence's first "In") is dropped."""
+    phrases: dict[str, None] = {}
+    for match in _NAME.finditer(text):
+        words = [w.lower() for w in _WORD.findall(match.group())]
+        while words and words[0] in STOP_WORDS:
+            words = words[1:]
+        if len(words) >= 2:
+            phrases.setdefault(" ".join(words), None)
+    return list(phrases)[:MAX_TERMS]
+
+
+def fts_or_expression(terms: list[str], phrases: tuple[str, ...] | list[str] = ()) -> str:
+    """An FTS5 MATCH expression that matches any of the (already tokenised) terms or phrases."""
+    return " OR ".join(f'"{term}"' for term in [*terms, *phrases])

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from deepresearch.tools.index.documents import IndexHit, SourceDoc, StoredDoc, SyncReport
-from deepresearch.tools.index.query import fts_or_expression, query_terms
+from deepresearch.tools.index.query import fts_or_expression, name_phrases, query_terms
 
 DB_FILE = "bm25.sqlite"
 # Titles name the entity a paragraph is about; weighting them up helps entity-centric questions.
@@ -173,7 +173,7 @@ class BM25Store:
         frequencies = {term: self._document_frequency(term) for term in terms}
         present = [t for t in terms if frequencies[t] > 0]
         rare = [t for t in present if frequencies[t] <= max_df_fraction * total]
-        return fts_or_expression(rare or present or terms)
+        return fts_or_expression(rare or present or terms, name_phrases(query))
 
     def _doc_count(self) -> int:
         if self._count_cache is None:
