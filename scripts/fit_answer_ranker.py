@@ -56,7 +56,8 @@ def evidence(db: sqlite3.Connection, question: str) -> tuple[list[C.EvidenceSent
     docs = search(db, question)
     sents = [C.EvidenceSentence(s, r, t, position=i) for r, (_, t, text) in enumerate(docs)
              for i, s in enumerate(split_sentences(text))]
-    bridges = [c.text for c in C.rank_candidates(question, sents, k=1, kind="name", weights=C.BRIDGE_W)]
+    bridges = [c.text for c in C.rank_candidates(question, sents, k=1, kind="name", weights=C.BRIDGE_W,
+                                                follow_links=False)]
     seen = {d[0] for d in docs}
     for r, (doc_id, title, text) in enumerate(search(db, bridges[0]) if bridges else []):
         if doc_id not in seen:

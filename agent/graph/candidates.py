@@ -149,12 +149,14 @@ def question_terms(question: str) -> tuple[set[str], set[str]]:
 
 def rank_candidates(question: str, sentences: Iterable[EvidenceSentence], k: int = 5,
                     kind: AnswerKind | None = None, bridges: Iterable[str] = (),
-                    weights: dict[str, float] | None = None) -> list[Candidate]:
+                    weights: dict[str, float] | None = None, follow_links: bool = True) -> list[Candidate]:
     """The k best answer spans of the evidence for the question, best first.
 
     `bridges`: entities the run searched for in a follow-up hop. A multi-hop question asks about
     something the bridge leads to, so the bridge itself is a poor answer and a sentence of the hop's
-    sources that carries the question's relation words is a good place for one.
+    sources that carries the question's relation words is a good place for one. `follow_links`: score
+    a source that the evidence about the question names (`linked_titles`) like a hop's; off when
+    ranking the bridge itself, whose page is not where the bridge is named.
     """
     kind = kind or answer_kind(question)
     w = weights or W
@@ -166,6 +168,8 @@ def rank_candidates(question: str, sentences: Iterable[EvidenceSentence], k: int
         "place" if kind == "name" and _WHERE.search(question) else None
     q_stems = entity | relation
     q_norm = f" {_norm(question)} "
+    sentences = list(sentences)
+    linked = linked_titles(sentences, entity) if follow_links else set()
     best: dict[str, Candidate] = {}
     for sent in sentences:
         spans = [s for s in spans_of(sent.text) if _fits(s, kind)]
@@ -177,7 +181,7 @@ def rank_candidates(question: str, sentences: Iterable[EvidenceSentence], k: int
         rel_hits = [(stem(w), pos) for w, pos in s_words if stem(w) in relation]
         ent_shared = ({stem(w) for w, _ in s_words} | title_stems) & entity
         # A hop's source is about the bridge, which the evidence named beside the question's entities.
-        about = 1.0 if sent.hop else len(ent_shared) / len(entity) if entity else 0.0
+        about = 1.0 if sent.hop or title_key in linked else len(ent_shared) / len(entity) if entity else 0.0
         rel_share = len({w for w, _ in rel_hits}) / len(relation) if relation else 0.0
         for span in spans:
             key = _norm(span.text)
@@ -214,6 +218,23 @@ def rank_candidates(question: str, sentences: Iterable[EvidenceSentence], k: int
         cand.features["repeats"] = math.log(cand.count)
         cand.score += w.get("repeats", 0.0) * cand.features["repeats"]
     return sorted(best.values(), key=lambda c: (-c.score, c.source))[:k]
+
+
+def linked_titles(sentences: list[EvidenceSentence], entity: set[str]) -> set[str]:
+    """Titles of sources that a sentence about the question's entities names: the bridge of a two-hop
+    question when the first round already found its page ("The City Heiress is a play by Aphra Behn"
+    and the source "Aphra Behn"). Such a source is scored like a follow-up hop's."""
+    if not entity:
+        return set()
+    titles = {_norm(without_disambiguation(s.title)) for s in sentences} - {""}
+    named: set[str] = set()
+    for sent in sentences:
+        words = {stem(m.group().lower()) for m in WORD.finditer(sent.text)}
+        words |= {stem(w) for w in content_words(sent.title)}
+        if not words & entity:
+            continue
+        named |= {key for span in name_spans(sent.text) if (key := _norm(span.text)) in titles}
+    return named
 
 
 BIRTH = frozenset({"born", "birth", "b"})

@@ -74,7 +74,8 @@ async def bridge_step(state: ResearchState, ctx: ResearchContext) -> tuple[PlanS
         return None, None
     made = searched(state)
     sentences = read_sentences(state.get("sources", []), ctx.toolbox.source_text)
-    ranked = rank_candidates(state["question"], sentences, k=BRIDGE_OPTIONS + len(made), kind="name", weights=BRIDGE_W)
+    ranked = rank_candidates(state["question"], sentences, k=BRIDGE_OPTIONS + len(made), kind="name", weights=BRIDGE_W,
+                            follow_links=False)
     names = [c.text for c in ranked if normalise(c.text) not in made][:BRIDGE_OPTIONS]
     if not names:
         return None, None
