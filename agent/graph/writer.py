@@ -9,6 +9,8 @@ span or option cites the sentence it came from.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from deepresearch.agent.prompts import load_prompt
 from deepresearch.tools.untrusted import fence_untrusted
 from langgraph.runtime import Runtime
@@ -16,10 +18,11 @@ from langgraph.runtime import Runtime
 from .answer_form import NOT_FOUND, YES_NO, answer_choices
 from .answer_scoring import rerank
 from .candidates import Candidate, rank_candidates
-from .citations import check_citation
+from .citations import check_citation, unsupported_terms
 from .comparison import choose_option
 from .context import MalformedOutput, ResearchContext
 from .events import CitationsChecked, OptionDecided
+from .evidence import normalise
 from .findings import render_findings, unique_findings
 from .reading import read_sentences
 from .schemas import ReportPoint, WriterOut, writer_schema
@@ -35,26 +38,56 @@ STOP_NOTES = {
 
 
 def render_report(question: str, answer: str, answer_cite: Citation | None, points: list[ReportPoint],
-                  cites: dict[int, Citation], note: str) -> str:
+                  point_cites: list[Citation | None], note: str) -> str:
+    """The report's markdown; `point_cites[i]` is point i's own checked citation (None: it cited nothing)."""
     mark = f" [{answer_cite['n']}]" if answer_cite and answer_cite["verified"] else ""
     lines = [f"# {question}", "", f"**Answer:** {answer}{mark}", ""]
     if note:
         lines += [f"> {note}", ""]
-    for p in points:
-        c = cites.get(p.cite)
+    for p, c in zip(points, point_cites, strict=True):
         if c is None:
             lines.append(f"- {p.text}")
         elif c["verified"]:
             lines.append(f"- {p.text} [{c['n']}]")
         else:
             lines.append(f"- {p.text} _(unsupported: citation removed — {c['reason']})_")
-    verified = [c for c in ([answer_cite] if answer_cite else []) + list(cites.values()) if c["verified"]]
+    verified = {c["n"]: c for c in [answer_cite, *point_cites] if c is not None and c["verified"]}
     if verified:
         lines += ["", "## Sources", ""]
-        for c in verified:
+        for c in verified.values():
             lines.append(f"[{c['n']}] {c['title'] or c['source']} — {c['source']}")
             lines.append(f"    > {c['quote']}")
     return "\n".join(lines) + "\n"
+
+
+def cite_points(points: list[ReportPoint], findings: list[Finding], answer_cite: Citation | None,
+                source_text: Callable[[str], str | None]) -> list[Citation | None]:
+    """Check every point against the finding it cites, each point on its own (two points citing one
+    finding can differ: one may name what the quote does not). A point naming what its quote does not
+    is re-cited to the first other finding that supports it: a small model often gives the right point
+    the wrong number, and a quote that holds every name, number and date of the point is the one to show.
+    Findings are numbered after the answer's citation in order of first use; one holding the answer's
+    quote shares its number."""
+    first = 2 if answer_cite else 1
+    numbers = {i: 1 for i, f in enumerate(findings, 1) if answer_cite and _same_quote(f, answer_cite)}
+    out: list[Citation | None] = []
+    for p in points:
+        if not 1 <= p.cite <= len(findings):
+            out.append(None)
+            continue
+        cited = findings[p.cite - 1]
+        index, cite = p.cite, check_citation(0, cited, p.text, source_text)
+        if not cite["verified"] and unsupported_terms(p.text, cited["quote"], cited["title"]):
+            for other in range(1, len(findings) + 1):
+                if other != p.cite and (alt := check_citation(0, findings[other - 1], p.text, source_text))["verified"]:
+                    index, cite = other, alt
+                    break
+        out.append({**cite, "n": numbers.setdefault(index, first + len(set(numbers.values()) - {1}))})
+    return out
+
+
+def _same_quote(finding: Finding, cite: Citation) -> bool:
+    return finding["source"] == cite["source"] and normalise(finding["quote"]) == normalise(cite["quote"])
 
 
 def render_candidates(candidates: list[Candidate], chars: int) -> str:
@@ -125,14 +158,10 @@ async def writer(state: ResearchState, runtime: Runtime[ResearchContext]) -> dic
     if chosen is not None:
         answer_cite = check_citation(1, answer_finding(chosen, state.get("sources", [])), answer,
                                      ctx.toolbox.source_text)
-    cites: dict[int, Citation] = {}
-    first = 2 if answer_cite else 1
-    for p in points:
-        if p.cite not in cites and 1 <= p.cite <= len(findings):
-            cites[p.cite] = check_citation(first + len(cites), findings[p.cite - 1], p.text, ctx.toolbox.source_text)
-    citations = ([answer_cite] if answer_cite else []) + list(cites.values())
+    point_cites = cite_points(points, findings, answer_cite, ctx.toolbox.source_text)
+    citations = ([answer_cite] if answer_cite else []) + [c for c in point_cites if c is not None]
     rejected = sum(1 for c in citations if not c["verified"])
     ctx.record(CitationsChecked(checked=len(citations), verified=len(citations) - rejected, removed=rejected,
                                 citations=citations, answer_options=choices))
-    report = render_report(question, answer, answer_cite, points, cites, note)
+    report = render_report(question, answer, answer_cite, points, point_cites, note)
     return {**update, "answer": answer, "report": report, "citations": citations}

@@ -43,3 +43,40 @@ def test_a_bare_yes_or_no_point_is_not_verified():
         cite = check_citation(1, finding(), point, lambda _: SOURCE)
         assert not cite["verified"] and cite["reason"] == "the point says nothing a quote could support", point
     assert check_citation(1, finding(), "yes, a play by Aphra Behn", lambda _: SOURCE)["verified"]
+
+
+DEATH = "Aphra Behn (14 December 1640 – 16 April 1689) was a British playwright."
+PAGES = {"local://demo/behn": SOURCE, "local://demo/aphra": f"{DEATH} She wrote plays."}
+
+
+def test_each_point_is_checked_on_its_own_even_when_two_cite_one_finding():
+    """Before: the first point citing a finding decided its status, so a second point naming someone
+    the quote never mentions was printed as verified."""
+    from deepresearch.agent.graph.schemas import ReportPoint
+    from deepresearch.agent.graph.writer import cite_points, render_report
+
+    points = [ReportPoint(text="Aphra Behn wrote The City Heiress.", cite=1),
+              ReportPoint(text="The City Heiress is by John Burgoyne.", cite=1)]
+    answer = check_citation(1, finding(DEATH), "1689", lambda _: DEATH)
+    cites = cite_points(points, [finding()], answer, PAGES.get)
+    assert [(c["n"], c["verified"]) for c in cites] == [(2, True), (2, False)]
+    report = render_report("Who wrote The City Heiress?", "Aphra Behn", None, points, cites, "")
+    assert "- Aphra Behn wrote The City Heiress. [2]" in report
+    assert "- The City Heiress is by John Burgoyne. _(unsupported: citation removed" in report
+    assert report.count(f"> {BEHN}") == 1  # the source is listed once
+
+
+def test_a_point_given_the_wrong_number_is_cited_to_the_finding_that_supports_it():
+    from deepresearch.agent.graph.schemas import ReportPoint
+    from deepresearch.agent.graph.writer import cite_points
+
+    aphra = Finding(step_id=2, claim="", quote=DEATH, source="local://demo/aphra", title="Aphra Behn",
+                    doc_id="aphra", start=0, end=0)
+    points = [ReportPoint(text="1689", cite=1), ReportPoint(text="Aphra Behn died in 1689.", cite=1),
+              ReportPoint(text="It opened in 1700.", cite=2)]
+    answer = {**check_citation(1, aphra, "1689", PAGES.get), "n": 1}
+    cites = cite_points(points, [finding(), aphra], answer, PAGES.get)
+    assert [(c["n"], c["quote"], c["verified"]) for c in cites] == [
+        (1, DEATH, True), (1, DEATH, True), (1, DEATH, False)]  # no finding holds 1700: still removed
+    # the answer's own quote: one number, [1], for the answer and the points it supports
+    assert "1700" in cites[2]["reason"]
