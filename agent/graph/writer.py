@@ -68,8 +68,8 @@ def cite_points(points: list[ReportPoint], findings: list[Finding], answer_cite:
     the wrong number, and a quote that holds every name, number and date of the point is the one to show.
     Findings are numbered after the answer's citation in order of first use; one holding the answer's
     quote shares its number."""
-    first = 2 if answer_cite else 1
     numbers = {i: 1 for i, f in enumerate(findings, 1) if answer_cite and _same_quote(f, answer_cite)}
+    next_n = 2 if answer_cite else 1
     out: list[Citation | None] = []
     for p in points:
         if not 1 <= p.cite <= len(findings):
@@ -82,7 +82,9 @@ def cite_points(points: list[ReportPoint], findings: list[Finding], answer_cite:
                 if other != p.cite and (alt := check_citation(0, findings[other - 1], p.text, source_text))["verified"]:
                     index, cite = other, alt
                     break
-        out.append({**cite, "n": numbers.setdefault(index, first + len(set(numbers.values()) - {1}))})
+        if index not in numbers:
+            numbers[index], next_n = next_n, next_n + 1
+        out.append({**cite, "n": numbers[index]})
     return out
 
 

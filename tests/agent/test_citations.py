@@ -80,3 +80,15 @@ def test_a_point_given_the_wrong_number_is_cited_to_the_finding_that_supports_it
         (1, DEATH, True), (1, DEATH, True), (1, DEATH, False)]  # no finding holds 1700: still removed
     # the answer's own quote: one number, [1], for the answer and the points it supports
     assert "1700" in cites[2]["reason"]
+
+
+def test_findings_are_numbered_in_order_of_first_use_without_an_answer_citation():
+    from deepresearch.agent.graph.schemas import ReportPoint
+    from deepresearch.agent.graph.writer import cite_points
+
+    aphra = Finding(step_id=2, claim="", quote=DEATH, source="local://demo/aphra", title="Aphra Behn",
+                    doc_id="aphra", start=0, end=0)
+    points = [ReportPoint(text="Aphra Behn died in 1689.", cite=2), ReportPoint(text="It was staged in 1682.", cite=1),
+              ReportPoint(text="She was a British playwright.", cite=2)]
+    cites = cite_points(points, [finding(), aphra], None, PAGES.get)
+    assert [(c["n"], c["verified"]) for c in cites] == [(1, True), (2, True), (1, True)]
