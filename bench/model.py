@@ -219,22 +219,19 @@ async def run_agent_calls(args: argparse.Namespace, model_dir: Path, bound: floa
 
 def by_role(calls: list[dict[str, Any]], columns: dict[str, Any]) -> None:
     """Where batch-1 time goes: per role, calls, prompt and emitted tokens, and prefill/decode seconds."""
-    from model_workload import role_of
+    from model_workload import Replay, role_of
 
     for name, result in columns.items():
         if not name.endswith("@1") or name.startswith("vllm"):
             continue
         print(f"\n{name} by role: calls, prompt tok, emitted tok, prefill s, decode s")
-        roles: dict[str, list[float]] = {}
+        roles: dict[str, list[Any]] = {}
         for call, completion in zip(calls, result.completions, strict=True):
-            row = roles.setdefault(role_of(call["messages"]), [0, 0, 0, 0.0, 0.0])
-            row[0] += 1
-            row[1] += len(completion.prompt_token_ids)
-            row[2] += len(completion.completion_token_ids)
-            row[3] += completion.timings.prefill_s
-            row[4] += completion.timings.decode_s
-        for role, (n, prompt, emitted, prefill, decode) in roles.items():
-            print(f"  {role:12}{n:>5}{prompt:>8}{emitted:>8}{prefill:>9.1f}{decode:>9.1f}")
+            roles.setdefault(role_of(call["messages"]), []).append(completion)
+        for role, completions in roles.items():
+            part = Replay(0.0, completions)  # the role's calls, summed by the same properties as the table
+            print(f"  {role:12}{len(completions):>5}{part.prompt_tokens:>8}{part.tokens:>8}"
+                  f"{part.prefill_s:>9.1f}{part.decode_s:>9.1f}")
 
 
 async def vllm_agent_calls(model_dir: Path, reqs: list[Any]) -> dict[str, Any]:

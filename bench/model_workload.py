@@ -75,6 +75,10 @@ class Replay:
         return sum(c.timings.prefill_s for c in self.completions)
 
     @property
+    def decode_s(self) -> float:
+        return sum(c.timings.decode_s for c in self.completions)
+
+    @property
     def prompt_tokens(self) -> int:
         return sum(len(c.prompt_token_ids) for c in self.completions)
 

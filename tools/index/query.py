@@ -12,6 +12,7 @@ On the 1,666 pool questions gold recall@4 went 0.660 → 0.665 and @10 0.788 →
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 MAX_TERMS = 32
@@ -62,6 +63,6 @@ def name_phrases(text: str) -> list[str]:
     return list(phrases)[:MAX_TERMS]
 
 
-def fts_or_expression(terms: list[str], phrases: tuple[str, ...] | list[str] = ()) -> str:
+def fts_or_expression(terms: Sequence[str], phrases: Sequence[str] = ()) -> str:
     """An FTS5 MATCH expression that matches any of the (already tokenised) terms or phrases."""
     return " OR ".join(f'"{term}"' for term in [*terms, *phrases])
