@@ -26,6 +26,11 @@ _ALTERNATIVES = (
     re.compile(r"^(?:in\s+)?between\s+([^,?]+?)\s+and\s+([^,?]+?)\s*,?\s+(?:which|who)\b", re.IGNORECASE),
 )
 _MAX_OPTION_CHARS = 80
+# Where nothing marks where the alternatives begin ("Who is older Carrie Akre or Shifty Shellshock?",
+# "Was Pepper Keenan or Rob Parissi born first?"), each is the run of capitalised words (or numbers)
+# next to the "or": titles and names keep their small words ("The Memory of Justice").
+_OPENERS = frozenset({"which", "who", "whom", "whose", "what"}) | _AUXILIARIES
+_SMALL_WORDS = frozenset({"of", "the", "de", "la", "le", "du", "del", "der", "von", "van", "da", "di", "and", "&"})
 
 
 def answer_choices(question: str) -> list[str] | None:
@@ -42,7 +47,42 @@ def answer_choices(question: str) -> list[str] | None:
         if all(0 < len(o) <= _MAX_OPTION_CHARS for o in options) and options[0].lower() != options[1].lower():
             return options
         return None
-    return None
+    return _bare_alternatives(words)
+
+
+def _bare_alternatives(words: list[str]) -> list[str] | None:
+    """"A or B" where no comma marks the alternatives: the capitalised runs either side of the one "or"."""
+    if not words or words[0].lower() not in _OPENERS or [w.lower() for w in words].count("or") != 1:
+        return None
+    at = [w.lower() for w in words].index("or")
+    before = _name_run(list(reversed(words[1:at])), backward=True)
+    after = _name_run(words[at + 1:], backward=False)
+    if not before or not after:
+        return None
+    options = [_strip_article(" ".join(reversed(before))), _strip_article(" ".join(after))]
+    if options[0].lower() == options[1].lower() or any(len(o) > _MAX_OPTION_CHARS for o in options):
+        return None
+    return options
+
+
+def _name_run(words: list[str], backward: bool) -> list[str]:
+    """The leading words that can belong to a name, without small words at either end; a comma or a
+    question mark ends the name (walking backward, a comma ends the clause before it)."""
+    run: list[str] = []
+    for word in words:
+        bare = word.strip("?,\"'‘’“”")
+        if backward and word.endswith(","):
+            break
+        if not bare or not (bare[0].isupper() or bare[0].isdigit() or bare.lower() in _SMALL_WORDS):
+            break
+        run.append(bare)
+        if word.endswith(("?", ",")):
+            break
+    while run and run[-1].lower() in _SMALL_WORDS:
+        run.pop()
+    while run and run[0].lower() in _SMALL_WORDS:
+        run.pop(0)
+    return run
 
 
 def _strip_article(option: str) -> str:

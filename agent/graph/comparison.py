@@ -6,6 +6,9 @@ the answer's citation:
 
     order     "first / earlier / older" vs "later / more recent / younger": the year each option's
               own source gives first (its founding, birth or release year); the earlier or later wins
+    count     "more / larger / fewer … <noun>" ("Which genus has more species?"): the number each
+              option's sentences put next to that noun ("a genus of about 120 species"); the larger
+              (or smaller) wins
     property  anything else ("Which is located in India?"): how many of the question's remaining
               words each option's best sentence carries; the option carrying at least two more wins
 
@@ -25,6 +28,7 @@ from .candidates import DEATH, EvidenceSentence, content_words, life_date, stem
 from .evidence import normalise, without_disambiguation
 
 Order = Literal["earliest", "latest"]
+Rule = Literal["order", "count", "property"]
 
 _EARLIEST = re.compile(r"\b(first|earlier|earliest|older|oldest|before)\b", re.IGNORECASE)
 _LATEST = re.compile(r"\b(later|latest|more recent(ly)?|most recent(ly)?|younger|youngest|newer|newest|last)\b",
@@ -34,6 +38,18 @@ _LATEST = re.compile(r"\b(later|latest|more recent(ly)?|most recent(ly)?|younger
 PROPERTY_MARGIN = 2
 _DIED = re.compile(r"\b(died|dies|death|passed away)\b", re.IGNORECASE)
 _YEAR = re.compile(r"\b(1[0-9]\d{2}|20\d{2})\b")
+# "more species", "the larger population", "fewer than … members": the comparative and the noun counted.
+_COUNT = re.compile(r"\b(?i:(?P<cue>more|most|larger|largest|bigger|biggest|greater|greatest|higher|highest|"
+                    r"fewer|fewest|less|least|smaller|smallest|lower|lowest))\s+(?:\w+\s+)?(?P<noun>[a-z]{3,})\b")
+_FEWER = frozenset({"fewer", "fewest", "less", "least", "smaller", "smallest", "lower", "lowest"})
+_NUMBER_WORDS = {w: i for i, w in enumerate((
+    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"))}
+_SCALE = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
+_AMOUNT = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?:\s+(thousand|million|billion))?(?!\w)"
+                     r"|\b(" + "|".join(_NUMBER_WORDS) + r")\b", re.IGNORECASE)
+# A count belongs to its noun when at most this many words stand between them ("120 accepted species",
+# "population of 24,256,800").
+_COUNT_WINDOW = 3
 # Question words that say how to compare, not what to compare on.
 _FRAME = frozenset({"which", "who", "what", "whom", "located", "locate", "one", "two", "between", "both"})
 
@@ -43,7 +59,7 @@ class OptionChoice:
     option: str
     quote: str  # the sentence that decided
     url: str
-    rule: Literal["order", "property"]
+    rule: Rule
 
 
 def asked_order(question: str) -> Order | None:
@@ -103,6 +119,51 @@ def _by_order(order: Order, death: bool, options: list[str],
     return OptionChoice(option, sent.text, sent.url, "order")
 
 
+def asked_count(question: str) -> tuple[str, bool] | None:
+    """The noun the question counts and whether fewer wins ("more species" → ("species", False))."""
+    match = _COUNT.search(question)
+    if match is None or match.group("noun") in {"than", "the", "and"}:
+        return None
+    return stem(match.group("noun")), match.group("cue").lower() in _FEWER
+
+
+def _count_near(noun: str, sentence: str) -> float | None:
+    """The number standing within a few words of the noun in the sentence, if any (the nearest)."""
+    nouns = [m.span() for m in re.finditer(r"[A-Za-z]+", sentence) if stem(m.group().lower()) == noun]
+    best: tuple[int, float] | None = None
+    for m in _AMOUNT.finditer(sentence):
+        # the words between the number and the noun, on whichever side of it the noun stands
+        between = min((len(re.findall(r"[A-Za-z]+", sentence[m.end():start] if start >= m.end()
+                                      else sentence[end:m.start()])) for start, end in nouns), default=None)
+        if between is None or between > _COUNT_WINDOW:
+            continue
+        if m.group(3):
+            value = float(_NUMBER_WORDS[m.group(3).lower()])
+        elif _YEAR.fullmatch(m.group(1)):
+            continue  # "the 1988 Olympic bronze medalist" dates the medal, it does not count medals
+        else:
+            value = float(m.group(1).replace(",", "")) * _SCALE.get((m.group(2) or "").lower(), 1)
+        if best is None or between < best[0]:
+            best = (between, value)
+    return None if best is None else best[1]
+
+
+def _by_count(noun: str, fewer: bool, options: list[str],
+              about: dict[str, list[EvidenceSentence]]) -> OptionChoice | None:
+    counts: dict[str, tuple[float, EvidenceSentence]] = {}
+    for option in options:
+        for sent in about[option]:
+            value = _count_near(noun, sent.text)
+            if value is not None:
+                counts[option] = (value, sent)
+                break
+    if len(counts) != len(options) or counts[options[0]][0] == counts[options[1]][0]:
+        return None
+    option = sorted(options, key=lambda o: counts[o][0], reverse=not fewer)[0]
+    sent = counts[option][1]
+    return OptionChoice(option, sent.text, sent.url, "count")
+
+
 def _by_property(question: str, options: list[str], about: dict[str, list[EvidenceSentence]]) -> OptionChoice | None:
     named = {stem(w) for o in options for w in content_words(o)}
     wanted = {stem(w) for w in content_words(question)} - named - {stem(w) for w in _FRAME}
@@ -114,7 +175,7 @@ def _by_property(question: str, options: list[str], about: dict[str, list[Eviden
         best[option] = max(hits, key=lambda h: h[0], default=(0, None))
     ranked = sorted(options, key=lambda o: -best[o][0])
     top, runner_up = best[ranked[0]], best[ranked[1]]
-    if top[0] - runner_up[0] < PROPERTY_MARGIN or top[1] is None:
+    if top[0] - runner_up[0] < min(PROPERTY_MARGIN, len(wanted)) or top[1] is None:
         return None
     return OptionChoice(ranked[0], top[1].text, top[1].url, "property")
 
@@ -129,4 +190,9 @@ def choose_option(question: str, options: list[str], sentences: list[EvidenceSen
     order = asked_order(question)
     if order is not None:
         return _by_order(order, _DIED.search(question) is not None, options, about)
+    counted = asked_count(question)
+    if counted is not None:
+        choice = _by_count(*counted, options, about)
+        if choice is not None:
+            return choice
     return _by_property(question, options, about)

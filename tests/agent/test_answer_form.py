@@ -16,8 +16,17 @@ from .fakes import ScriptedModel
     ("  is  Paris the capital of France ?", ["yes", "no"]),
     ("Which company is based in Kentucky, Vocelli Pizza or Fazoli's?", ["Vocelli Pizza", "Fazoli's"]),
     ("Which is considered a giant dog breed, the Leonberger or the Basset Hound?", ["Leonberger", "Basset Hound"]),
-    # An auxiliary opening with alternatives is a choice we cannot split reliably: no constraint.
-    ("Was Pepper Keenan or Rob Parissi born first?", None),
+    # No comma marks the alternatives: the capitalised runs either side of the "or" are the options.
+    ("Was Pepper Keenan or Rob Parissi born first?", ["Pepper Keenan", "Rob Parissi"]),
+    ("Who is older Carrie Akre or Shifty Shellshock?", ["Carrie Akre", "Shifty Shellshock"]),
+    ("Which documentary Hacking Democracy or The Memory of Justice was produced first ?",
+     ["Hacking Democracy", "Memory of Justice"]),
+    ("Is the Marsilea or the Brabejum the genus of more individual species of plants?", ["Marsilea", "Brabejum"]),
+    ("Did Franki Valli sing with Hellogoodbye or The Four Seasons?", ["Hellogoodbye", "Four Seasons"]),
+    # One side is no name: no constraint.
+    ("Which came first the forming of The Dandy Warhols or the birth of Robert Young?", None),
+    ("Who directed Titanic or its sequel?", None),
+    ("Was the film released in 1997 or 1998?", ["1997", "1998"]),
     ("Who directed Titanic?", None),
     ("Which is older, A or a?", None),  # the same option twice is no choice
     ("", None),

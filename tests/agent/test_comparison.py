@@ -4,7 +4,7 @@ that reads both options' sources and answers with the decided option, citing the
 from __future__ import annotations
 
 from deepresearch.agent.graph.candidates import EvidenceSentence
-from deepresearch.agent.graph.comparison import asked_order, choose_option, option_sentences
+from deepresearch.agent.graph.comparison import asked_count, asked_order, choose_option, option_sentences
 from deepresearch.agent.graph.events import OptionDecided, read_events
 from deepresearch.agent.graph.run import ResearchRuntime, research
 
@@ -59,12 +59,44 @@ def test_a_property_decides_only_with_a_clear_margin():
                 sent("The University of the Philippines is a university system in the Philippines.",
                      "University of the Philippines")]
     options = ["University of the Philippines", "The NorthCap University"]
-    # One shared word ("India") is a coin flip on measurement: no decision.
-    assert choose_option("Which is located in India, University of the Philippines or The NorthCap University?",
-                         options, evidence) is None
+    # The question's one property word ("India") is carried by one option's sentence only: that decides.
+    located = choose_option("Which is located in India, University of the Philippines or The NorthCap University?",
+                            options, evidence)
+    assert located is not None and located.option == "The NorthCap University"
+    # One shared word more out of several is a coin flip on measurement: no decision.
+    assert choose_option("Which is a university in Haryana, India, University of the Philippines or "
+                         "The NorthCap University?", options,
+                         [*evidence, sent("The University of the Philippines has a campus in India.",
+                                          "University of the Philippines")]) is None
     decided = choose_option("Which is an autonomous university in Haryana, University of the Philippines or "
                             "The NorthCap University?", options, evidence)
     assert decided is not None and decided.option == "The NorthCap University" and decided.rule == "property"
+
+
+GENERA = [sent("Othonna is a genus of about 120 species of flowering plants.", "Othonna"),
+          sent("Othonna was described in 1753.", "Othonna"),
+          sent("Stangeria is a genus with one species, found in South Africa.", "Stangeria")]
+
+
+def test_a_count_question_compares_the_numbers_next_to_the_counted_noun():
+    options = ["Stangeria", "Othonna"]
+    more = choose_option("Which genus has more species, Stangeria or Othonna?", options, GENERA)
+    assert more is not None and (more.option, more.rule) == ("Othonna", "count") and "120" in more.quote
+    fewer = choose_option("Which genus has fewer species, Stangeria or Othonna?", options, GENERA)
+    assert fewer is not None and fewer.option == "Stangeria"
+    towns = [sent("Qinzhou has a population of 3.2 million.", "Qinzhou"),
+             sent("The population of Jingjiang was 684,360 in 2010.", "Jingjiang")]
+    larger = choose_option("Which has a higher population, Qinzhou or Jingjiang?", ["Qinzhou", "Jingjiang"], towns)
+    assert larger is not None and larger.option == "Qinzhou"
+
+
+def test_a_year_is_not_a_count():
+    medals = [sent("She won the 1988 Olympic bronze medal.", "Debi Thomas"),
+              sent("She won two Olympic gold medals.", "Katarina Witt")]
+    # Debi Thomas's sentence gives no count (1988 is a year), so the count rule cannot decide.
+    choice = choose_option("Who has won more medals, Debi Thomas or Katarina Witt?",
+                           ["Debi Thomas", "Katarina Witt"], medals)
+    assert choice is None or choice.rule != "count"
 
 
 def test_no_decision_without_evidence_for_both_options_or_with_equal_years():
@@ -80,6 +112,15 @@ def test_asked_order():
     assert asked_order("Who is younger, A or B?") == "latest"
     assert asked_order("Which was released more recently, A or B?") == "latest"
     assert asked_order("Which is located in India, A or B?") is None
+
+
+def test_asked_count():
+    assert asked_count("Which genus has more species, A or B?") == ("speci", False)
+    assert asked_count("Who has won the most Olympic medals, A or B?") == ("medal", False)
+    assert asked_count("Which has the smaller population, A or B?") == ("popul", True)
+    # "more Grand Slam titles": the counted word is not the capitalised name after the comparative.
+    assert asked_count("Who has won more Grand Slam titles, A or B?") is None
+    assert asked_count("Which is located in India, A or B?") is None
 
 
 COMPARED = {
