@@ -32,7 +32,7 @@ from deepresearch.tools.index.query import fts_or_expression, query_terms
 
 SOURCES = 4
 FEATURES = ["about", "relation", "near", "novel", "source", "typed", "shape", "kind", "bridge", "hop", "lead",
-            "subject", "early", "repeats"]
+            "subject", "early", "repeats", "category"]
 
 
 def corpus_index(corpus: Path) -> sqlite3.Connection:

@@ -8,6 +8,7 @@ from deepresearch.agent.graph.candidates import (
     answer_kind,
     question_terms,
     rank_candidates,
+    source_categories,
     spans_of,
 )
 from deepresearch.agent.graph.evidence import split_sentences
@@ -72,6 +73,20 @@ def test_the_bridge_itself_is_a_poor_answer_to_a_multi_hop_question():
                 EvidenceSentence("Ulver is a band founded by Kristoffer Rygg.", 0, "Ulver", hop=True)]
     question = "Who founded the band that released the album?"
     assert rank_candidates(question, evidence, k=1, bridges=["Ulver"])[0].text == "Kristoffer Rygg"
+
+
+def test_a_candidate_whose_own_source_calls_it_what_the_question_asks_for_wins():
+    evidence = [EvidenceSentence("The Cocoa Krispies advertisements starred Superman and were paid for by Kellogg.",
+                                 0, "Cocoa Krispies"),
+                EvidenceSentence("Superman is a fictional superhero created in 1938.", 1, "Superman"),
+                EvidenceSentence("Kellogg is an American food manufacturing company.", 2, "Kellogg")]
+    assert source_categories(evidence) == {"superman": {"ficti", "super", "creat"},
+                                         "kellogg": {"ameri", "food", "manuf", "compa"}}
+    question = "Which company sponsored the Cocoa Krispies advertisements?"
+    best = rank_candidates(question, evidence, k=2)
+    assert [c.text for c in best][0] == "Kellogg"
+    assert best[0].features["category"] == 1.0
+    assert {c.text: c.features["category"] for c in best}.get("Superman", -1.0) == -1.0
 
 
 def test_life_dates_in_parentheses_answer_birth_and_death_questions():
