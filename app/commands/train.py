@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 from contextlib import closing
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -37,6 +38,23 @@ if TYPE_CHECKING:
     from deepresearch.train.replay import ReplayToolboxes
 
 PHASES = ("rollout", "score", "update", "eval")
+
+
+@dataclass(frozen=True)
+class TrainJob:
+    """What one `train` invocation was asked to do, resolved and checked from its options."""
+
+    items: list[TrainQuestion] | None  # the QA file's questions; None: the questions people asked
+    since: datetime | None  # with --from-runs: only runs since then
+    corpus: Path | None  # served as the local web, or
+    index: str | None  # an existing index served as the local web (None with --corpus or a replay)
+    dev: Any  # the publish gate's dev set (None: --no-gate)
+    rounds: int  # the total (0 with --watch: until stopped)
+    watch: bool
+    resume: bool
+    export_dir: Path | None  # --export-samples
+    replay: bool  # logged questions searched as their runs searched (train/replay.py)
+    hours: float | None  # bound on this invocation
 
 
 def train_settings(settings: Settings) -> TrainSettings:
@@ -143,15 +161,12 @@ def train(
 
     quiet_libraries()
     with closing(TraceStore(settings.paths.traces_db)) as store:  # closed on every exit, early ones included
-        asyncio.run(_train(store, settings, cfg, items, since_dt, corpus, index_name, dev_set, rounds, watch,
-                           resume, export_samples, replay, hours))
+        job = TrainJob(items=items, since=since_dt, corpus=corpus, index=index_name, dev=dev_set, rounds=rounds,
+                       watch=watch, resume=resume, export_dir=export_samples, replay=replay, hours=hours)
+        asyncio.run(_train(store, settings, cfg, job))
 
 
-async def _train(
-    store: TraceStore, settings: Settings, cfg: TrainSettings, items: list[TrainQuestion] | None,
-    since: datetime | None, corpus: Path | None, index: str | None, dev: Any, rounds: int, watch: bool,
-    resume: bool, export_dir: Path | None, replay: bool, hours: float | None,
-) -> None:
+async def _train(store: TraceStore, settings: Settings, cfg: TrainSettings, job: TrainJob) -> None:
     from deepresearch.agent.model.base import ModelError
     from deepresearch.app.runtime import build_model_from
     from deepresearch.tools.index.store import IndexNotFound
@@ -164,28 +179,27 @@ async def _train(
     from deepresearch.train.rounds import TimeBudget, fixed_rounds, watch_rounds
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from_runs_items = items is None
-    if items is None:
-        items = questions_from_runs(store, since=since)
-    if not items and not watch:
-        raise fail("no logged questions to train on" + (" in that period" if since else "") +
+    from_runs_items = job.items is None
+    items = questions_from_runs(store, since=job.since) if job.items is None else job.items
+    if not items and not job.watch:
+        raise fail("no logged questions to train on" + (" in that period" if job.since else "") +
                    ": ask some with `deepresearch ask` first (or use --watch to wait for them)")
     # Logged questions change as people ask: only a fixed question set is checked on resume.
-    stream = "" if watch or from_runs_items else question_stream(
+    stream = "" if job.watch or from_runs_items else question_stream(
         [q.id for q in items], cfg.grpo.seed, cfg.rollout.questions_per_round, cfg.grpo.num_generations)
     work_dir = settings.data_dir / "train"
     resumed = None
-    if resume:  # checked before the model and the corpus load: a bad resume fails in a second
+    if job.resume:  # checked before the model and the corpus load: a bad resume fails in a second
         try:
             resumed = resumable(Checkpoint(work_dir / "checkpoint"), stream)
         except CheckpointError as exc:
             raise fail(f"--resume: {exc}") from None
-        if not watch and resumed.rounds_done >= rounds:
-            out.print(f"nothing to do: the checkpoint has {resumed.rounds_done} round(s) done (--rounds {rounds}); "
+        if not job.watch and resumed.rounds_done >= job.rounds:
+            out.print(f"nothing to do: the checkpoint has {resumed.rounds_done} round(s) done (--rounds {job.rounds}); "
                       "raise --rounds to train further")
             return
     # Checked (indexes, set-ups announced) before the model loads.
-    replayer = _replayer(settings, items) if replay else None
+    replayer = _replayer(settings, items) if job.replay else None
     model_dir = base_model_dir(settings, cfg)
     try:
         models = [build_model_from(settings.model_copy(update={"model": settings.model.model_copy(
@@ -196,36 +210,36 @@ async def _train(
     registry = AdapterRegistry(settings.paths.adapters)
     try:
         environment = replay_environment(replayer) if replayer is not None else rollout_environment(
-            settings.tools, corpus=corpus, index=index)
+            settings.tools, corpus=job.corpus, index=job.index)
         async with environment as env:
             columns = (TextColumn("{task.description:<8}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
             with Progress(*columns, console=err, transient=False) as bar:
                 ctx = LoopContext(
                     settings=cfg, model_dir=model_dir, models=models, toolbox=env.toolbox, store=store,
                     agent=settings.agent, tools=settings.tools, registry=registry,
-                    work_dir=work_dir, dev=dev, doc_id_for=env.doc_id_for, toolbox_for=env.toolbox_for,
+                    work_dir=work_dir, dev=job.dev, doc_id_for=env.doc_id_for, toolbox_for=env.toolbox_for,
                     judge_model=models[0] if cfg.rewards.judge > 0 else None, max_tokens=settings.model.max_tokens,
                     launcher=cfg.launch.launcher, accelerate_config=cfg.launch.accelerate_config,
                     num_processes=cfg.launch.num_processes, eval_temperature=settings.model.temperature,
-                    export_dir=export_dir, progress=RichPhases(bar),
+                    export_dir=job.export_dir, progress=RichPhases(bar),
                 )
                 loop = TrainLoop(ctx, resume=resumed, stream=stream)
-                budget = TimeBudget(hours * 3600) if hours is not None else None
+                budget = TimeBudget(job.hours * 3600) if job.hours is not None else None
 
                 def print_round(report: RoundReport) -> None:
                     bar.console.print(report.line(), markup=False, highlight=False)
 
-                if watch:
+                if job.watch:
                     bar.console.print(f"watching for new runs and feedback (every {cfg.watch_poll_s:.0f} s; "
                                       "Ctrl-C stops)")
-                    await watch_rounds(loop, store, cfg, since, rounds, print_round, budget)
+                    await watch_rounds(loop, store, cfg, job.since, job.rounds, print_round, budget)
                 else:
-                    ran = await fixed_rounds(loop, items, cfg, rounds, print_round, budget)
-                    if loop.rounds_done < rounds:
-                        out.print(f"stopped after {ran} round(s) (--hours {hours:g}): {loop.rounds_done} of "
-                                  f"{rounds} done; run the same command with --resume to continue")
+                    ran = await fixed_rounds(loop, items, cfg, job.rounds, print_round, budget)
+                    if loop.rounds_done < job.rounds:
+                        out.print(f"stopped after {ran} round(s) (--hours {job.hours:g}): {loop.rounds_done} of "
+                                  f"{job.rounds} done; run the same command with --resume to continue")
                     else:
-                        out.print(f"done: {rounds} round(s); serving {registry.current or 'the base model'}")
+                        out.print(f"done: {job.rounds} round(s); serving {registry.current or 'the base model'}")
     except IndexNotFound as exc:
         raise fail(str(exc)) from None
     except KeyboardInterrupt:
