@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from .spans import NAME_CONNECTORS
+
 NOT_FOUND = "not found"
 YES_NO = ["yes", "no"]
 _AUXILIARIES = frozenset({
@@ -30,7 +32,7 @@ _MAX_OPTION_CHARS = 80
 # "Was Pepper Keenan or Rob Parissi born first?"), each is the run of capitalised words (or numbers)
 # next to the "or": titles and names keep their small words ("The Memory of Justice").
 _OPENERS = frozenset({"which", "who", "whom", "whose", "what"}) | _AUXILIARIES
-_SMALL_WORDS = frozenset({"of", "the", "de", "la", "le", "du", "del", "der", "von", "van", "da", "di", "and", "&"})
+_SMALL_WORDS = NAME_CONNECTORS | {"and"}
 
 
 def answer_choices(question: str) -> list[str] | None:
@@ -52,9 +54,10 @@ def answer_choices(question: str) -> list[str] | None:
 
 def _bare_alternatives(words: list[str]) -> list[str] | None:
     """"A or B" where no comma marks the alternatives: the capitalised runs either side of the one "or"."""
-    if not words or words[0].lower() not in _OPENERS or [w.lower() for w in words].count("or") != 1:
+    lowered = [w.lower() for w in words]
+    if not words or lowered[0] not in _OPENERS or lowered.count("or") != 1:
         return None
-    at = [w.lower() for w in words].index("or")
+    at = lowered.index("or")
     before = _name_run(list(reversed(words[1:at])), backward=True)
     after = _name_run(words[at + 1:], backward=False)
     if not before or not after:

@@ -172,7 +172,7 @@ def rank_candidates(question: str, sentences: Iterable[EvidenceSentence], k: int
     q_norm = f" {_norm(question)} "
     sentences = list(sentences)
     linked = linked_titles(sentences, entity) if follow_links else set()
-    categories = source_categories(sentences) if type_words else {}
+    categories = source_categories(sentences) if type_words and w.get("category") else {}
     best: dict[str, Candidate] = {}
     for sent in sentences:
         spans = [s for s in spans_of(sent.text) if _fits(s, kind)]

@@ -32,7 +32,7 @@ _TOKEN = re.compile(r"[\w][\w'’.\-&]*|[^\w\s]", re.UNICODE)
 WORD = re.compile(r"\w+", re.UNICODE)
 
 # Lower-case words allowed inside a name ("Bank of England", "Leonardo da Vinci").
-_CONNECTORS = frozenset({"of", "the", "de", "da", "del", "della", "di", "du", "des", "la", "le", "van",
+NAME_CONNECTORS = frozenset({"of", "the", "de", "da", "del", "della", "di", "du", "des", "la", "le", "van",
                          "von", "der", "den", "y", "on", "upon", "&", "'s", "’s", "for", "in", "at"})
 # Capitalised words that begin sentences but are not names.
 _NOT_NAMES = frozenset({
@@ -109,7 +109,7 @@ def _past_connectors(tokens: list[tuple[str, int, int]], j: int) -> int:
     """Up to two connectors continue a name when a capitalised word follows them ("Battle of the
     Rosebud"): the index after that word, else 0."""
     k = j
-    while k < len(tokens) and k - j < 2 and (tokens[k][0] in _CONNECTORS or tokens[k][0] in ("'", "’")):
+    while k < len(tokens) and k - j < 2 and (tokens[k][0] in NAME_CONNECTORS or tokens[k][0] in ("'", "’")):
         k += 1
     return k + 1 if j < k < len(tokens) and _is_cap(tokens[k][0]) else 0
 
@@ -136,7 +136,7 @@ def _tidy(text: str) -> str:
 def _trim(run: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
     """Drop sentence openers, lone months/demonyms and connectors from both ends of a run."""
     def loose(word: str, front: bool) -> bool:
-        return (front and word in _NOT_NAMES) or word.lower() in GENERIC_NAMES or word in _CONNECTORS
+        return (front and word in _NOT_NAMES) or word.lower() in GENERIC_NAMES or word in NAME_CONNECTORS
     while run and loose(run[0][0], True):
         run = run[1:]
     while run and loose(run[-1][0], False):
@@ -148,7 +148,7 @@ def _split_on_connectors(run: list[tuple[str, int, int]]) -> list[list[tuple[str
     """The names inside a long name: split at connectors and after a possessive ("Babbage's Engine")."""
     parts: list[list[tuple[str, int, int]]] = [[]]
     for word, start, end in run:
-        if word in _CONNECTORS or word in ("'", "’"):
+        if word in NAME_CONNECTORS or word in ("'", "’"):
             parts.append([])
         elif word.endswith(("'s", "’s")):
             parts[-1].append((word[:-2], start, end - 2))
