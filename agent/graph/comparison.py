@@ -29,7 +29,7 @@ from .candidates import DEATH, EvidenceSentence, content_words, life_date, stem
 from .evidence import normalise, without_disambiguation
 
 Order = Literal["earliest", "latest"]
-Rule = Literal["order", "count", "property"]
+Rule = Literal["order", "count", "property", "shared"]  # "shared": shared_property.py
 
 _EARLIEST = re.compile(r"\b(first|earlier|earliest|older|oldest|before)\b", re.IGNORECASE)
 _LATEST = re.compile(r"\b(later|latest|more recent(ly)?|most recent(ly)?|younger|youngest|newer|newest|last)\b",
@@ -79,20 +79,20 @@ def option_sentences(option: str, sentences: Iterable[EvidenceSentence]) -> list
         return []
     own, naming = [], []
     for sent in sentences:
-        if _is_own(option, sent):
+        if is_own_source(option, sent):
             own.append(sent)
         elif f" {key} " in f" {normalise(sent.text)} ":
             naming.append(sent)
     return own + naming
 
 
-def _is_own(option: str, sent: EvidenceSentence) -> bool:
+def is_own_source(option: str, sent: EvidenceSentence) -> bool:
     """Whether the sentence comes from the option's own source: its title is the option's name, give or
     take an article and a disambiguation ("The Wild (film)" is the option "Wild")."""
-    return bool(sent.title) and _name_key(sent.title) == _name_key(option)
+    return bool(sent.title) and name_key(sent.title) == name_key(option)
 
 
-def _name_key(name: str) -> str:
+def name_key(name: str) -> str:
     return re.sub(r"^(the|a|an) ", "", normalise(without_disambiguation(name)))
 
 
@@ -109,7 +109,7 @@ def _first_year(sentences: list[EvidenceSentence], death: bool) -> tuple[int, Ev
 def _by_order(order: Order, death: bool, options: list[str],
               about: dict[str, list[EvidenceSentence]]) -> OptionChoice | None:
     # The option's own source first; a sentence that merely names it may date something else.
-    years = {o: _first_year([s for s in about[o] if _is_own(o, s)], death) or _first_year(about[o], death)
+    years = {o: _first_year([s for s in about[o] if is_own_source(o, s)], death) or _first_year(about[o], death)
              for o in options}
     if any(y is None for y in years.values()):
         return None

@@ -282,8 +282,8 @@ class AnswerScored(RunEvent):
 
 @dataclass(frozen=True)
 class OptionDecided(RunEvent):
-    """An "A or B" question: the option the evidence decided for (`option`, by `rule`, on `quote`), or
-    None when it did not and the writer's model chooses between them."""
+    """A yes/no or "A or B" question: the answer the evidence decided for (`option`, by `rule`, on
+    `quote`), or None when it did not and the writer's model chooses between `options`."""
 
     trace_kind: ClassVar[str | None] = "option_decision"
     options: list[str]

@@ -26,6 +26,7 @@ from .evidence import normalise
 from .findings import render_findings, unique_findings
 from .reading import read_sentences
 from .schemas import ReportPoint, WriterOut, writer_schema
+from .shared_property import decide_shared
 from .state import Citation, Finding, ResearchState, SourceRead
 
 RERANK_POOL = 5  # candidate spans the policy's likelihood re-ranks
@@ -110,19 +111,20 @@ def answer_finding(candidate: Candidate, sources: list[SourceRead]) -> Finding:
 
 async def answer_options(state: ResearchState, ctx: ResearchContext) -> tuple[list[str], list[Candidate]]:
     """The answers the writer may give besides "not found", and the candidates (with the sentence each
-    cites) among them: yes/no as they are; "A or B" narrowed to the option the evidence decides for,
-    when it decides; otherwise the best-ranked spans of the evidence."""
+    cites) among them: yes/no or "A or B" narrowed to the one the evidence decides for, when it decides
+    (shared_property.py, comparison.py); otherwise the best-ranked spans of the evidence."""
     question = state["question"]
     choices = answer_choices(question)
-    if choices == YES_NO:
-        return choices, []
     sentences = read_sentences(state.get("sources", []), ctx.toolbox.source_text)
     if choices is not None:
-        decided = choose_option(question, choices, sentences)
+        decided = (decide_shared(question, sentences) if choices == YES_NO
+                   else choose_option(question, choices, sentences))
         ctx.record(OptionDecided(options=choices, option=decided.option if decided else None,
                                  rule=decided.rule if decided else None, quote=decided.quote if decided else ""))
         if decided is None:
             return choices, []
+        if choices == YES_NO:  # a bare "no" is not a claim a quote supports: the points cite the evidence
+            return [decided.option], []
         return [decided.option], [Candidate(decided.option, 0.0, decided.quote, 0, decided.url)]
     bridges = [s["bridge"] for s in state.get("plan", []) if s.get("bridge")]
     candidates = rank_candidates(question, sentences, k=RERANK_POOL, bridges=bridges)
