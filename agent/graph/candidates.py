@@ -4,7 +4,8 @@ A 135M model chooses far better than it writes, so the writer's direct answer is
 list of spans taken from the verified evidence. This module finds those spans and ranks them with
 cheap, inspectable features (no model call):
 
-    kind      the question asks for a date/year, a number, or a name; a span of another kind is out
+    kind      the question asks for a date/year, a number, a demonym (nationality), or a name; a span
+              of another kind is out
     novelty   answers rarely repeat the question ("Who wrote X?" is not answered "X")
     context   the sentence (and its source's title) shares the question's words
     nearness  the span stands close to those shared words inside the sentence
@@ -22,6 +23,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from .countries import country_mentions
 from .evidence import without_disambiguation
 from .spans import GENERIC_NAMES, STOP_WORDS, WORD, AnswerKind, Span, name_spans, spans_of
 
@@ -48,6 +50,20 @@ _YEAR_Q = re.compile(r"\b(when|what year|which year|in what year|what decade|whi
 _NUMBER_Q = re.compile(r"\b(how many|how much|how long|how old|how tall|how far|how big|how large|what is the "
                        r"(population|number|amount|size|height|length|capacity|area|age|distance|seating))\b"
                        r"|\bpopulation\b|\bcapacity\b", re.IGNORECASE)
+
+
+_NATIONALITY_Q = re.compile(r"\b(nationality|country of origin)\b", re.IGNORECASE)
+
+
+def asks_nationality(question: str) -> bool:
+    """"Of what nationality …?": answered with a demonym ("Dutch"), which is otherwise never a candidate
+    (GENERIC_NAMES). "The same nationality as X" asks for something else that shares it. On the 11 such
+    free-form train questions top-1 went 0 → 6; on all 1,103, top-1 136 → 142 and top-5 259 → 268."""
+    return _NATIONALITY_Q.search(question) is not None and "same nationality" not in question.lower()
+
+
+def demonym_spans(sentence: str) -> list[Span]:
+    return [Span(m.text, "name", m.start) for m in country_mentions(sentence) if m.demonym]
 
 
 def answer_kind(question: str) -> AnswerKind:
@@ -174,8 +190,9 @@ def rank_candidates(question: str, sentences: Iterable[EvidenceSentence], k: int
     linked = linked_titles(sentences, entity) if follow_links else set()
     categories = source_categories(sentences) if type_words and w.get("category") else {}
     best: dict[str, Candidate] = {}
+    nationality = kind == "name" and asks_nationality(question)
     for sent in sentences:
-        spans = [s for s in spans_of(sent.text) if _fits(s, kind)]
+        spans = demonym_spans(sent.text) if nationality else [s for s in spans_of(sent.text) if _fits(s, kind)]
         if not spans:
             continue
         s_words = [(m.group().lower(), m.start()) for m in WORD.finditer(sent.text)]
@@ -188,7 +205,7 @@ def rank_candidates(question: str, sentences: Iterable[EvidenceSentence], k: int
         rel_share = len({w for w, _ in rel_hits}) / len(relation) if relation else 0.0
         for span in spans:
             key = _norm(span.text)
-            if not key or key in GENERIC_NAMES:
+            if not key or (key in GENERIC_NAMES and not nationality):
                 continue
             span_stems = {stem(w) for w in key.split()}
             novelty = 1.0 - len(span_stems & q_stems) / len(span_stems)

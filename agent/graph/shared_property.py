@@ -21,6 +21,7 @@ from collections.abc import Iterable
 
 from .candidates import EvidenceSentence, stem
 from .comparison import OptionChoice, is_own_source, name_key
+from .countries import COUNTRY_OF, country_mentions
 from .evidence import normalise
 from .spans import GENERIC_NAMES, WORD, name_spans
 
@@ -35,34 +36,8 @@ _LEAD_SENTENCES = 3
 # ("the family Lamiaceae", "in northeastern Jiangxi province").
 _WINDOW = 2
 
-# Country of each demonym and of the country's own names, for "the same country/nationality".
-_COUNTRIES: dict[str, tuple[str, ...]] = {
-    "united states": ("american", "united states", "u.s.", "us", "usa", "america", "united states of america"),
-    "united kingdom": ("british", "english", "scottish", "welsh", "united kingdom", "uk", "britain", "england",
-                       "scotland", "wales", "great britain"),
-    "ireland": ("irish", "ireland"), "canada": ("canadian", "canada"), "australia": ("australian", "australia"),
-    "new zealand": ("new zealand",), "france": ("french", "france"), "germany": ("german", "germany"),
-    "italy": ("italian", "italy"), "spain": ("spanish", "spain"), "portugal": ("portuguese", "portugal"),
-    "netherlands": ("dutch", "netherlands", "holland"), "belgium": ("belgian", "belgium"),
-    "switzerland": ("swiss", "switzerland"), "austria": ("austrian", "austria"), "sweden": ("swedish", "sweden"),
-    "norway": ("norwegian", "norway"), "denmark": ("danish", "denmark"), "finland": ("finnish", "finland"),
-    "poland": ("polish", "poland"), "russia": ("russian", "russia"), "greece": ("greek", "greece"),
-    "japan": ("japanese", "japan"), "china": ("chinese", "china"), "south korea": ("south korean", "korean",
-                                                                                   "south korea", "korea"),
-    "india": ("indian", "india"), "pakistan": ("pakistani", "pakistan"), "brazil": ("brazilian", "brazil"),
-    "mexico": ("mexican", "mexico"), "argentina": ("argentine", "argentinian", "argentina"),
-    "chile": ("chilean", "chile"), "colombia": ("colombian", "colombia"), "cuba": ("cuban", "cuba"),
-    "south africa": ("south african", "south africa"), "nigeria": ("nigerian", "nigeria"),
-    "egypt": ("egyptian", "egypt"), "israel": ("israeli", "israel"), "turkey": ("turkish", "turkey"),
-    "iran": ("iranian", "iran"), "philippines": ("filipino", "philippines"), "hungary": ("hungarian", "hungary"),
-    "czech republic": ("czech", "czech republic"), "ukraine": ("ukrainian", "ukraine"),
-}
-_COUNTRY_OF = {name: country for country, names in _COUNTRIES.items() for name in names}
-_COUNTRY_NAME = re.compile(r"\b(" + "|".join(sorted((re.escape(n) for n in _COUNTRY_OF), key=len, reverse=True))
-                           + r")\b")
-
 _BOTH = re.compile(r"\bboth\s+(?:of\s+)?(?:an?\s+)?(" + "|".join(
-    sorted((re.escape(n) for n in _COUNTRY_OF), key=len, reverse=True)) + r")\b", re.IGNORECASE)
+    sorted((re.escape(n) for n in COUNTRY_OF), key=len, reverse=True)) + r")\b", re.IGNORECASE)
 
 
 def compared_noun(question: str) -> str | None:
@@ -87,11 +62,7 @@ def named_things(question: str) -> list[str]:
 def _country(sentence: str) -> str | None:
     """The first country a sentence names, by a demonym ("an American musician") or by name ("Cardiff,
     Wales"), capitalised as written."""
-    for match in _COUNTRY_NAME.finditer(sentence.lower()):
-        written = sentence[match.start():match.end()]
-        if written[:1].isupper():
-            return _COUNTRY_OF[match.group(1)]
-    return None
+    return next((m.country for m in country_mentions(sentence)), None)
 
 
 def _value_near(noun: str, sentence: str, own_name: str) -> str | None:
@@ -128,7 +99,7 @@ def _value(noun: str, thing: str, sentences: list[EvidenceSentence]) -> tuple[st
 def asked_country(question: str) -> str | None:
     """The country of "Were A and B both English?" ("united kingdom"), if the question asks that."""
     match = _BOTH.search(question)
-    return _COUNTRY_OF[match.group(1).lower()] if match else None
+    return COUNTRY_OF[match.group(1).lower()] if match else None
 
 
 def decide_shared(question: str, sentences: Iterable[EvidenceSentence]) -> OptionChoice | None:
@@ -138,7 +109,7 @@ def decide_shared(question: str, sentences: Iterable[EvidenceSentence]) -> Optio
     noun = "country" if country else compared_noun(question)
     if noun is None:
         return None
-    things = [t for t in named_things(question) if t.lower() not in _COUNTRY_OF]
+    things = [t for t in named_things(question) if t.lower() not in COUNTRY_OF]
     if len(things) != 2:
         return None
     sentences = list(sentences)

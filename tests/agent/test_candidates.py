@@ -6,6 +6,7 @@ from deepresearch.agent.graph.candidates import (
     BRIDGE_W,
     EvidenceSentence,
     answer_kind,
+    asks_nationality,
     question_terms,
     rank_candidates,
     source_categories,
@@ -57,6 +58,20 @@ def test_the_question_own_words_are_never_candidates():
 def test_months_and_demonyms_alone_are_not_names():
     ranked = rank_candidates("Who directed the film?", sentences("In March the American film was directed by Ann Lee."))
     assert [c.text for c in ranked] == ["Ann Lee"]
+
+
+def test_a_nationality_question_is_answered_with_a_demonym_of_the_evidence():
+    assert asks_nationality("What was the nationality of the composer of Chaconne in F minor?")
+    assert asks_nationality("What country of origin does André Holland and 42 have in common?")
+    # "the same nationality as X" asks for someone or something else that shares it
+    assert not asks_nationality("Who was a host who shares the same nationality as Betty Friedan?")
+    evidence = [EvidenceSentence("Chaconne in F minor is a work by Johann Pachelbel, written in Nuremberg.", 0),
+                EvidenceSentence("Johann Pachelbel was a German composer, organist and teacher.", 1, "Johann Pachelbel",
+                                 hop=True),
+                EvidenceSentence("He taught the English organist John Smith.", 1, "Johann Pachelbel", hop=True)]
+    ranked = rank_candidates("What was the nationality of the composer of Chaconne in F minor?", evidence)
+    assert [c.text for c in ranked] == ["German", "English"]
+    assert ranked[0].quote.startswith("Johann Pachelbel was a German composer")
 
 
 def test_bridge_weights_prefer_the_name_beside_the_question_entity():
