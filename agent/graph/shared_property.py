@@ -5,7 +5,8 @@ The 135M writer answers "yes" to nearly every yes/no question. For these the evi
 it: each thing's own page names its value next to the word the question asks about ("a genus … in the
 family Cucurbitaceae", "a prefecture-level city in Jiangxi province"), or, for a country or nationality,
 in a demonym or a country name ("an American musician", "a band from Cardiff, Wales"). Equal values
-→ "yes", different → "no", and the sentence that gave the first thing's value is the citation. No
+→ "yes", different → "no"; the trace keeps the sentence that decided (a bare "no" is not a claim a quote
+supports, so the answer carries no citation and the points cite the sources). No
 decision (None) when the question names other than two things, or either has no own source or no value.
 
 Measured on the 18 pool *train* yes/no questions it applies to, with the question's own search as the
@@ -30,7 +31,7 @@ _SAME = re.compile(r"\bthe\s+same\s+([a-z]{3,})\b", re.IGNORECASE)
 _NATIONALITY = frozenset({"country", "nationality", "nation"})
 # Words that mean the same thing to compare on ("the same band" is named "group Alphaville" too).
 _SYNONYMS = {"band": {"band", "group"}, "group": {"band", "group"}, "company": {"company", "studio", "studios"}}
-# The own sentences read for a value: the lead and the one after it say what a thing is and where from.
+# The own sentences read for a value: the first few say what a thing is and where it is from.
 _LEAD_SENTENCES = 3
 # A value belongs to the compared word when at most this many words stand between them
 # ("the family Lamiaceae", "in northeastern Jiangxi province").
@@ -47,7 +48,7 @@ def compared_noun(question: str) -> str | None:
 
 
 def named_things(question: str) -> list[str]:
-    """The names the question mentions, longest first where one holds another ("Out of Place", not "Place")."""
+    """The names the question mentions, whole ("Out of Place", not its parts "Out" and "Place"), in order."""
     spans = name_spans(question[:1].lower() + question[1:])
     whole = [s for s in spans if not any(o is not s and o.start <= s.start and
                                          s.start + len(s.text) <= o.start + len(o.text) and o.text != s.text
