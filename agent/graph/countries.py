@@ -37,8 +37,9 @@ _COUNTRIES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 }
 COUNTRY_OF = {word: country for country, (demonyms, names) in _COUNTRIES.items() for word in demonyms + names}
 DEMONYMS = frozenset(d for demonyms, _ in _COUNTRIES.values() for d in demonyms)
-_MENTION = re.compile(r"(?<![\w.])(" + "|".join(sorted((re.escape(w) for w in COUNTRY_OF), key=len, reverse=True))
-                      + r")(?![\w])")
+# Any demonym or country name, longest first so that "south korean" wins over "korean".
+COUNTRY_WORDS = "|".join(sorted((re.escape(w) for w in COUNTRY_OF), key=len, reverse=True))
+_MENTION = re.compile(rf"(?<![\w.])({COUNTRY_WORDS})(?![\w])")
 
 
 @dataclass(frozen=True)

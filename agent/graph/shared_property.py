@@ -22,7 +22,7 @@ from collections.abc import Iterable
 
 from .candidates import EvidenceSentence, stem
 from .comparison import OptionChoice, is_own_source, name_key
-from .countries import COUNTRY_OF, country_mentions
+from .countries import COUNTRY_OF, COUNTRY_WORDS, country_mentions
 from .evidence import normalise
 from .spans import GENERIC_NAMES, WORD, name_spans
 
@@ -37,8 +37,7 @@ _LEAD_SENTENCES = 3
 # ("the family Lamiaceae", "in northeastern Jiangxi province").
 _WINDOW = 2
 
-_BOTH = re.compile(r"\bboth\s+(?:of\s+)?(?:an?\s+)?(" + "|".join(
-    sorted((re.escape(n) for n in COUNTRY_OF), key=len, reverse=True)) + r")\b", re.IGNORECASE)
+_BOTH = re.compile(rf"\bboth\s+(?:of\s+)?(?:an?\s+)?({COUNTRY_WORDS})\b", re.IGNORECASE)
 
 
 def compared_noun(question: str) -> str | None:
@@ -53,11 +52,7 @@ def named_things(question: str) -> list[str]:
     whole = [s for s in spans if not any(o is not s and o.start <= s.start and
                                          s.start + len(s.text) <= o.start + len(o.text) and o.text != s.text
                                          for o in spans)]
-    out: list[str] = []
-    for span in whole:
-        if span.text not in out:
-            out.append(span.text)
-    return out
+    return list(dict.fromkeys(s.text for s in whole))
 
 
 def _country(sentence: str) -> str | None:
@@ -75,7 +70,7 @@ def _value_near(noun: str, sentence: str, own_name: str) -> str | None:
     best: tuple[int, str] | None = None
     for span in name_spans(sentence):
         key = name_key(span.text)
-        if not key or key in GENERIC_NAMES or key == own or key in own or own in key:
+        if not key or key in GENERIC_NAMES or key in own or own in key:
             continue
         end = span.start + len(span.text)
         for start, stop in at:
@@ -119,7 +114,6 @@ def decide_shared(question: str, sentences: Iterable[EvidenceSentence]) -> Optio
         differs = next((v for v in values if v is not None and v[0] != country), None)
         if differs is not None:
             return OptionChoice("no", differs[1].text, differs[1].url, "shared")
-        values.append((country, values[0][1]) if values[0] else None)
     if any(v is None for v in values):
         return None
     answer = "yes" if len({normalise(v[0]) for v in values if v is not None}) == 1 else "no"
