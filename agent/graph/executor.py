@@ -124,7 +124,7 @@ class StepRun:
             self.observations.append(f"{url}: not relevant")
             return read, None
         start, end = locate(out.quote, text) or (-1, -1)
-        finding = Finding(step_id=self.step["id"], claim=out.claim, quote=out.quote, source=url, title=title,
+        finding = Finding(step_id=self.step["id"], claim=out.quote, quote=out.quote, source=url, title=title,
                           doc_id=doc_id, start=start, end=end)
         return read, finding
 

@@ -21,7 +21,6 @@ def unique_findings(findings: list[Finding]) -> list[Finding]:
 def render_findings(findings: list[Finding], chars: int) -> str:
     if not findings:
         return "(no findings)"
-    # Quotes and titles are the pages' text, claims the extractor's reading of it: one fence around them all.
-    lines = "\n".join(f"[{i}] {f['claim']} — \"{f['quote'][:chars]}\" ({f['title']})"
-                      for i, f in enumerate(findings, 1))
+    # Quotes and titles are the pages' text: one fence around them all.
+    lines = "\n".join(f"[{i}] \"{f['quote'][:chars]}\" ({f['title']})" for i, f in enumerate(findings, 1))
     return fence_untrusted(lines, source="the sources read in this run")

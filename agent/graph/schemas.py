@@ -32,8 +32,7 @@ class ExecutorAction(BaseModel):
 
 class FindingOut(BaseModel):
     relevant: bool
-    quote: str
-    claim: str
+    quote: str  # one of the source's sentences, so the finding says what its quote says and nothing else
 
 
 class BridgeOut(BaseModel):
@@ -41,20 +40,22 @@ class BridgeOut(BaseModel):
 
 
 class ReportPoint(BaseModel):
+    """A key point of the report: the sentence of the finding it cites."""
+
     text: str = Field(min_length=1)
     cite: int
 
 
 class WriterOut(BaseModel):
     answer: str
-    points: list[ReportPoint] = Field(default_factory=list)
+    points: list[int] = Field(default_factory=list)  # the findings the key points quote, by number
 
 
 def _str(max_len: int) -> dict[str, Any]:
     return {"type": "string", "minLength": 1, "maxLength": max_len}
 
 
-# Prose the model writes (queries, claims, points): 1..n characters, none of them an angle bracket,
+# Prose the model writes (plan queries): 1..n characters, none of them an angle bracket,
 # a quote, a backslash or a control character. The few-shot examples name things by placeholders
 # ("<person>"), so without "<" no output can copy one (measured: one plan query in 100 runs did).
 # The length goes into the pattern because xgrammar (and vLLM's check of it) drops min/maxLength
@@ -99,9 +100,8 @@ def finding_schema(sentences: list[str]) -> dict[str, Any]:
         "properties": {
             "relevant": {"type": "boolean"},
             "quote": {"type": "string", "enum": sentences},
-            "claim": _prose(PROSE_MAX),
         },
-        "required": ["relevant", "quote", "claim"],
+        "required": ["relevant", "quote"],
         "additionalProperties": False,
     }
 
@@ -116,16 +116,13 @@ def bridge_schema(names: list[str]) -> dict[str, Any]:
 
 
 def writer_schema(n_findings: int, choices: list[str], max_points: int = 2) -> dict[str, Any]:
-    """`choices`: the answers the run allows (answer_form.py or candidates.py); "not found" is always one."""
+    """`choices`: the answers the run allows (answer_form.py or candidates.py); "not found" is always one.
+    The key points are findings chosen by number, not written: the 135M model's own words named what
+    their quotes did not, and decoding them was most of the writer's time."""
     props: dict[str, Any] = {"answer": {"type": "string", "enum": [*dict.fromkeys([*choices, NOT_FOUND])]}}
     required = ["answer"]
     if n_findings:
-        point = {
-            "type": "object",
-            "properties": {"text": _prose(120), "cite": {"type": "integer", "enum": list(range(1, n_findings + 1))}},
-            "required": ["text", "cite"],
-            "additionalProperties": False,
-        }
+        point = {"type": "integer", "enum": list(range(1, n_findings + 1))}
         props["points"] = {"type": "array", "items": point, "minItems": 1, "maxItems": max_points}
         required.append("points")
     return {"type": "object", "properties": props, "required": required, "additionalProperties": False}

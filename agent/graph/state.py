@@ -22,7 +22,7 @@ class PlanStep(TypedDict):
 
 class Finding(TypedDict):
     step_id: int
-    claim: str
+    claim: str  # what the finding is cited for: its quote (extractor), or the answer span (writer)
     quote: str  # verbatim sentence from the source text
     source: str  # URL (or local:// URL of an indexed document)
     title: str

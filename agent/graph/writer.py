@@ -149,12 +149,12 @@ async def writer(state: ResearchState, runtime: Runtime[ResearchContext]) -> dic
             note=f"\nNote: {note}\n" if note else "",
         )
         update["usage"] = usage
-        answer, points = out.answer.strip(), out.points
+        answer, cited = out.answer.strip(), [n for n in dict.fromkeys(out.points) if 1 <= n <= len(findings)]
     except MalformedOutput as exc:
         # Fall back to the best-ranked candidate and the findings themselves: honest, if terse.
-        answer = candidates[0].text if candidates else NOT_FOUND
-        points = [ReportPoint(text=f["claim"], cite=i) for i, f in enumerate(findings, 1)]
+        answer, cited = candidates[0].text if candidates else NOT_FOUND, list(range(1, len(findings) + 1))
         update["step_errors"] = [f"writer: {exc}"]
+    points = [ReportPoint(text=findings[n - 1]["quote"], cite=n) for n in cited]
 
     # The answer's own citation first, then the points' in order of first use; each checked against its source.
     chosen = next((c for c in candidates if c.text == answer), None)

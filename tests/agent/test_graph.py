@@ -193,7 +193,7 @@ async def test_unknown_tool_and_bad_quote_fail_the_step_not_the_run(toolbox, sto
         if role == "executor":
             return {"tool": "rm -rf", "input": "/"}  # a server that ignored the grammar
         if role == "extractor":
-            return {"relevant": True, "quote": "Invented sentence.", "claim": "x"}
+            return {"relevant": True, "quote": "Invented sentence."}
         return default_script()(role, request)
 
     result = await run(ScriptedModel(script), toolbox, store)
@@ -350,3 +350,19 @@ def trace(store, run_id):
         return {k: v for k, v in payload.items() if k not in ("duration_s", "timings")}
 
     return sorted(f"{e.kind} {json.dumps(steady(e.payload), sort_keys=True)}" for e in store.events(run_id))
+
+
+async def test_key_points_are_the_quotes_of_the_findings_the_writer_chose(toolbox, store):
+    script = default_script()
+
+    def writer_picks_the_second_twice(role, request):
+        out = script(role, request)
+        return {**out, "points": [2, 2]} if role == "writer" else out
+
+    result = await run(ScriptedModel(writer_picks_the_second_twice), toolbox, store)
+    writer = next(e.payload for e in store.events(result.run_id, "llm") if e.payload["role"] == "writer")
+    findings = writer["messages"][-1]["content"].split("Findings:")[-1]
+    second = findings.split("[2] \"", 1)[1].split('"', 1)[0]
+    points = [line for line in result.report.splitlines() if line.startswith("- ")]
+    assert len(points) == 1 and points[0].startswith(f"- {second} [")  # a repeated number is one point
+    assert all(c["verified"] for c in result.citations)

@@ -84,7 +84,7 @@ async def test_an_executor_can_choose_a_new_tool_and_reads_its_observation(toolb
             assert "calculator" in request.json_schema["properties"]["tool"]["enum"]
             return {"tool": "calculator", "input": "2+2"} if len(prompts) == 1 else {"tool": "done", "input": "ok"}
         if role == "extractor" and "value of" in user_text(request):
-            return {"relevant": False, "quote": request.json_schema["properties"]["quote"]["enum"][0], "claim": "x"}
+            return {"relevant": False, "quote": request.json_schema["properties"]["quote"]["enum"][0]}
         return default_script()(role, request)
 
     await run(ScriptedModel(script), toolbox, store, settings=agent_settings(max_executor_turns=3, max_rounds=1))

@@ -49,17 +49,18 @@ def test_prose_keeps_its_length_limits(grammar):
     assert not accepts(grammar, schema, plan(""))
 
 
-def test_claims_and_points_cannot_hold_a_placeholder(grammar):
+def test_findings_and_points_are_chosen_not_written(grammar):
     finding = finding_schema(["Aphra Behn died in 1689."])
 
-    def claim(text: str) -> str:
-        return json.dumps({"relevant": True, "quote": "Aphra Behn died in 1689.", "claim": text},
-                          separators=(",", ":"))
+    def found(**fields) -> str:
+        return json.dumps({"relevant": True, "quote": "Aphra Behn died in 1689.", **fields}, separators=(",", ":"))
 
-    assert accepts(grammar, finding, claim("Aphra Behn died in 1689"))
-    assert not accepts(grammar, finding, claim("<person> died in 1689"))
+    # The extractor picks a sentence and writes nothing of its own: no claim field to decode.
+    assert accepts(grammar, finding, found())
+    assert not accepts(grammar, finding, found(claim="Aphra Behn died in 1689"))
     writer = writer_schema(1, choices=["1689"])
-    ok = {"answer": "1689", "points": [{"text": "Aphra Behn died in 1689", "cite": 1}]}
-    bad = {"answer": "1689", "points": [{"text": "<person> died in <year>", "cite": 1}]}
-    assert accepts(grammar, writer, json.dumps(ok, separators=(",", ":")))
-    assert not accepts(grammar, writer, json.dumps(bad, separators=(",", ":")))
+    # The key points are findings by number: none written, none citing a finding that does not exist.
+    assert accepts(grammar, writer, json.dumps({"answer": "1689", "points": [1]}, separators=(",", ":")))
+    assert not accepts(grammar, writer, json.dumps({"answer": "1689", "points": [2]}, separators=(",", ":")))
+    written = {"answer": "1689", "points": [{"text": "Aphra Behn died in 1689", "cite": 1}]}
+    assert not accepts(grammar, writer, json.dumps(written, separators=(",", ":")))
