@@ -18,7 +18,7 @@ from langgraph.runtime import Runtime
 from .answer_form import NOT_FOUND, YES_NO, answer_choices
 from .answer_scoring import rerank
 from .candidates import Candidate, rank_candidates
-from .citations import check_citation, unsupported_terms
+from .citations import check_citation
 from .comparison import choose_option
 from .context import MalformedOutput, ResearchContext
 from .events import CitationsChecked, OptionDecided
@@ -63,12 +63,9 @@ def render_report(question: str, answer: str, answer_cite: Citation | None, poin
 
 def cite_points(points: list[ReportPoint], findings: list[Finding], answer_cite: Citation | None,
                 source_text: Callable[[str], str | None]) -> list[Citation | None]:
-    """Check every point against the finding it cites, each point on its own (two points citing one
-    finding can differ: one may name what the quote does not). A point naming what its quote does not
-    is re-cited to the first other finding that supports it: a small model often gives the right point
-    the wrong number, and a quote that holds every name, number and date of the point is the one to show.
-    Findings are numbered after the answer's citation in order of first use; one holding the answer's
-    quote shares its number."""
+    """Check every point against the finding it cites, each point on its own (a point is its finding's
+    quote, so the check fails only when the source no longer holds the quote). Findings are numbered
+    after the answer's citation in order of first use; one holding the answer's quote shares its number."""
     numbers = {i: 1 for i, f in enumerate(findings, 1) if answer_cite and _same_quote(f, answer_cite)}
     next_n = 2 if answer_cite else 1
     out: list[Citation | None] = []
@@ -76,16 +73,9 @@ def cite_points(points: list[ReportPoint], findings: list[Finding], answer_cite:
         if not 1 <= p.cite <= len(findings):
             out.append(None)
             continue
-        cited = findings[p.cite - 1]
-        index, cite = p.cite, check_citation(0, cited, p.text, source_text)
-        if not cite["verified"] and unsupported_terms(p.text, cited["quote"], cited["title"]):
-            for other in range(1, len(findings) + 1):
-                if other != p.cite and (alt := check_citation(0, findings[other - 1], p.text, source_text))["verified"]:
-                    index, cite = other, alt
-                    break
-        if index not in numbers:
-            numbers[index], next_n = next_n, next_n + 1
-        out.append({**cite, "n": numbers[index]})
+        if p.cite not in numbers:
+            numbers[p.cite], next_n = next_n, next_n + 1
+        out.append({**check_citation(0, findings[p.cite - 1], p.text, source_text), "n": numbers[p.cite]})
     return out
 
 
