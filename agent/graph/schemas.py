@@ -70,10 +70,16 @@ def _prose(max_len: int) -> dict[str, Any]:
     return {"type": "string", "pattern": rf'^[^<>"\\\x00-\x1f]{{1,{max_len}}}$'}
 
 
+# A plan query is a keyword search: 64 characters hold the names and key terms of a pool question.
+# Longer queries were the planner copying a recalled note or the question, decoded at one token a pass
+# (replayed on the pool corpus: 44 of 134 real plan queries cut at 64, gold documents found 150 -> 151).
+PLAN_QUERY_MAX = 64
+
+
 def plan_schema(tools: list[str], max_steps: int) -> dict[str, Any]:
     step = {
         "type": "object",
-        "properties": {"tool": {"type": "string", "enum": tools}, "query": _prose(120)},
+        "properties": {"tool": {"type": "string", "enum": tools}, "query": _prose(PLAN_QUERY_MAX)},
         "required": ["tool", "query"],
         "additionalProperties": False,
     }

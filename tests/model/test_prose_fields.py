@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from deepresearch.agent.graph.schemas import finding_schema, plan_schema, writer_schema
+from deepresearch.agent.graph.schemas import PLAN_QUERY_MAX, finding_schema, plan_schema, writer_schema
 from deepresearch.agent.model.embedded_grammar import GrammarCache
 from deepresearch.agent.prompts import leaks_example
 
@@ -44,8 +44,8 @@ def test_a_plan_query_cannot_copy_a_placeholder(grammar):
 
 def test_prose_keeps_its_length_limits(grammar):
     schema = plan_schema(["search"], 2)
-    assert accepts(grammar, schema, plan("x" * 120))
-    assert not accepts(grammar, schema, plan("x" * 121))
+    assert accepts(grammar, schema, plan("x" * PLAN_QUERY_MAX))
+    assert not accepts(grammar, schema, plan("x" * (PLAN_QUERY_MAX + 1)))
     assert not accepts(grammar, schema, plan(""))
 
 
