@@ -27,6 +27,10 @@ class ModelSettings(BaseModel):
         "verified", description="embedded engine: text the JSON grammar forces is checked in one pass (verified: "
         "the same output as off), appended unsampled and marked (forced), or decoded token by token (off)"
     )
+    prefix_cache: bool = Field(
+        True, description="embedded engine: compute each role's system message once and reuse its keys/values "
+        "(vLLM caches prefixes itself)"
+    )
     request_timeout_s: float = Field(600.0, gt=0)
     max_retries: int = Field(4, ge=0, le=20)
     temperature: float = Field(0.0, ge=0.0, le=5.0, description="sampling temperature for answering runs")

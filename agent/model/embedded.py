@@ -34,7 +34,7 @@ def default_threads() -> int:
 class EmbeddedChatModel(ChatModel):
     def __init__(
         self, model: Any, tokenizer: Any, *, model_name: str, max_batch: int, threads: int,
-        jump_forward: JumpForward = DEFAULT_JUMP_FORWARD,
+        jump_forward: JumpForward = DEFAULT_JUMP_FORWARD, prefix_cache: bool = True,
     ) -> None:
         from .embedded_adapters import AdapterSet
         from .embedded_engine import BatchingEngine
@@ -45,6 +45,7 @@ class EmbeddedChatModel(ChatModel):
         self.load_s = 0.0
         self._tokenizer = tokenizer
         self._tokenizer_lock = threading.Lock()
+        self._system_ids: dict[str, list[int]] = {}
         config = model.config
         self.max_context = int(config.max_position_embeddings)
         self._grammars = GrammarCache(tokenizer, vocab_size=int(config.vocab_size))
@@ -58,7 +59,8 @@ class EmbeddedChatModel(ChatModel):
             pad_id=int(tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id),
             vocab_size=int(config.vocab_size),
             limits=EngineLimits(
-                max_batch=max_batch, max_context=self.max_context, threads=threads, jump_forward=jump_forward
+                max_batch=max_batch, max_context=self.max_context, threads=threads, jump_forward=jump_forward,
+                prefix_cache=prefix_cache,
             ),
         )
 
@@ -71,9 +73,11 @@ class EmbeddedChatModel(ChatModel):
         max_batch: int = 8,
         threads: int | None = None,
         jump_forward: JumpForward = DEFAULT_JUMP_FORWARD,
+        prefix_cache: bool = True,
     ) -> EmbeddedChatModel:
         """Load fp32 weights and tokenizer from a safetensors directory. `jump_forward`: how text a JSON
-        grammar forces skips forward passes ("verified", "forced" or "off"; see embedded_jump.py)."""
+        grammar forces skips forward passes ("verified", "forced" or "off"; see embedded_jump.py);
+        `prefix_cache`: reuse the keys/values of each role's system message (embedded_prefix.py)."""
         started = time.perf_counter()
         import torch
         from transformers import AutoModelForCausalLM, PreTrainedTokenizerFast
@@ -91,7 +95,8 @@ class EmbeddedChatModel(ChatModel):
         model = AutoModelForCausalLM.from_pretrained(model_dir, dtype=torch.float32)
         model.eval()
         chat_model = cls(
-            model, tokenizer, model_name=model_name, max_batch=max_batch, threads=threads, jump_forward=jump_forward
+            model, tokenizer, model_name=model_name, max_batch=max_batch, threads=threads, jump_forward=jump_forward,
+            prefix_cache=prefix_cache,
         )
         chat_model.load_s = time.perf_counter() - started
         return chat_model
@@ -104,6 +109,22 @@ class EmbeddedChatModel(ChatModel):
         with self._tokenizer_lock:
             text = self._tokenizer.apply_chat_template(rendered, tokenize=False, add_generation_prompt=True)
             return list(self._tokenizer(text, add_special_tokens=False)["input_ids"])
+
+    def prefix_length(self, messages: list[Message], prompt_ids: list[int]) -> int:
+        """How many leading tokens of `prompt_ids` render the system message alone: the part of the prompt
+        every call of a role shares (0 when there is none, or it does not tokenise as a prefix)."""
+        if len(messages) < 2 or messages[0].role != "system":
+            return 0
+        content = messages[0].content
+        ids = self._system_ids.get(content)
+        if ids is None:
+            with self._tokenizer_lock:
+                text = self._tokenizer.apply_chat_template([messages[0].model_dump()], tokenize=False)
+                ids = list(self._tokenizer(text, add_special_tokens=False)["input_ids"])
+            if len(self._system_ids) >= 256:  # system messages vary little (one per role and budget)
+                self._system_ids.clear()
+            self._system_ids[content] = ids
+        return len(ids) if prompt_ids[: len(ids)] == ids else 0
 
     # --- ChatModel --------------------------------------------------------------------
     async def complete(self, request: ChatRequest) -> Completion:
@@ -124,7 +145,8 @@ class EmbeddedChatModel(ChatModel):
                 compiled = await asyncio.to_thread(self._grammars.compile, request.json_schema)
             reserve = closing_reserve(request.json_schema, request.sampling.max_tokens)
             grammar = self._grammars.matcher(compiled, reserve)
-        job = GenerationJob(prompt_ids, request.sampling, grammar, adapter)
+        job = GenerationJob(prompt_ids, request.sampling, grammar, adapter,
+                            prefix_len=self.prefix_length(request.messages, prompt_ids))
         try:
             result = await asyncio.wrap_future(self._engine.submit(job))
         except asyncio.CancelledError:
@@ -181,6 +203,10 @@ class EmbeddedChatModel(ChatModel):
 
         # Between decode steps (like adapter loads); the next step re-arranges the adapters for its rows.
         return await asyncio.wrap_future(self._engine.call(forward))
+
+    def clear_prefix_cache(self) -> None:
+        """Forget the cached prompt prefixes (benchmarks measure a cold engine with it)."""
+        self._engine.call(lambda: self._engine.prefixes and self._engine.prefixes.clear()).result()
 
     async def load_adapter(self, name: str, path: Path) -> None:
         await asyncio.wrap_future(self._engine.call(lambda: self._adapters.load(name, Path(path)), name))

@@ -163,8 +163,8 @@ class KVBatch:
         pad_self, pad_other = length - self.length, length - other.length
         for mine, theirs in zip(self.cache.layers, other.cache.layers, strict=True):
             mine.set_states(
-                torch.cat([_pad_seq(mine.keys, pad_self), _pad_seq(theirs.keys, pad_other)], dim=0),
-                torch.cat([_pad_seq(mine.values, pad_self), _pad_seq(theirs.values, pad_other)], dim=0),
+                torch.cat([pad_left(mine.keys, pad_self), pad_left(theirs.keys, pad_other)], dim=0),
+                torch.cat([pad_left(mine.values, pad_self), pad_left(theirs.values, pad_other)], dim=0),
             )
         self.attention_mask = torch.cat(
             [F.pad(self.attention_mask, (pad_self, 0)), F.pad(other.attention_mask, (pad_other, 0))], dim=0
@@ -172,7 +172,7 @@ class KVBatch:
         self.next_positions = torch.cat([self.next_positions, other.next_positions])
 
 
-def _pad_seq(states: torch.Tensor, pad: int) -> torch.Tensor:
+def pad_left(states: torch.Tensor, pad: int) -> torch.Tensor:
     """Left-pad [rows, heads, length, head_dim] along `length` with zeros."""
     return F.pad(states, (0, 0, pad, 0)) if pad else states
 

@@ -32,6 +32,7 @@ from .embedded_batch import KVBatch, left_padded, new_cache
 from .embedded_grammar import allocate_bitmask, mask_row
 from .embedded_jobs import EngineLimits, GenerationJob, GenerationResult
 from .embedded_jump import DraftMemo, accept_forced
+from .embedded_prefix import MIN_PREFIX, LayerStates, PrefixCache, batch_from_prefixes
 from .embedded_sampling import RowSampler
 from .types import Timings
 
@@ -94,6 +95,7 @@ class BatchingEngine:
         self._jump_forward = limits.jump_forward
         self._drafts = DraftMemo(self._encode, lambda token: self._decode([token]))
         self._bitmask = allocate_bitmask(limits.max_batch, vocab_size)
+        self.prefixes = PrefixCache() if limits.prefix_cache else None
         self._pending: collections.deque[GenerationJob] = collections.deque()
         self._commands: list[_Command] = []
         self._wake = threading.Condition()
@@ -158,6 +160,8 @@ class BatchingEngine:
             busy = {r.job.adapter for r in self._rows}
             ready = [c for c in self._commands if c.blocked_by_adapter is None or c.blocked_by_adapter not in busy]
             self._commands = [c for c in self._commands if c not in ready]
+        if self.prefixes is not None and any(c.blocked_by_adapter is not None for c in ready):
+            self.prefixes.clear()  # an adapter (re)loaded or unloaded: its prefixes' keys/values are stale
         for command in ready:
             try:
                 command.future.set_result(command.run())
@@ -186,21 +190,28 @@ class BatchingEngine:
         rows = [_Row(job, RowSampler(job.sampling), admitted_at) for job in jobs]
         for row in rows:  # e.g. `{"answer":"` before the first choice: prefilled with the prompt
             self._jump(row)
-        ids, mask, positions = left_padded([r.job.prompt_ids + r.unfed() for r in rows], self._pad_id)
-        cache = new_cache(self._adapters.model.config)
-        out = self._adapters.model(
-            input_ids=ids,
-            attention_mask=mask,
-            position_ids=positions,
-            past_key_values=cache,
-            use_cache=True,
-            logits_to_keep=self._logits_to_keep(rows),
-            **self._adapters.prepare([j.adapter for j in jobs]),
-        )
+        prefixes = [self._prefix_states(row.job) for row in rows]
+        if any(prefixes):  # the rest of each prompt goes in as one ragged step after its cached prefix
+            group = batch_from_prefixes(self._adapters.model.config, prefixes)
+            starts = [row.job.prefix_len if states else 0 for row, states in zip(rows, prefixes, strict=True)]
+            feeds = [row.job.prompt_ids[start:] + row.unfed() for row, start in zip(rows, starts, strict=True)]
+            out = self._feed(group, rows, feeds)
+        else:
+            ids, mask, positions = left_padded([r.job.prompt_ids + r.unfed() for r in rows], self._pad_id)
+            cache = new_cache(self._adapters.model.config)
+            out = self._adapters.model(
+                input_ids=ids,
+                attention_mask=mask,
+                position_ids=positions,
+                past_key_values=cache,
+                use_cache=True,
+                logits_to_keep=self._logits_to_keep(rows),
+                **self._adapters.prepare([j.adapter for j in jobs]),
+            )
+            group = KVBatch(cache, mask, (mask.sum(dim=1)).to(torch.long))
         now = time.perf_counter()
         for row in rows:
             row.prefill_s, row.first_token_at = now - admitted_at, now
-        group = KVBatch(cache, mask, (mask.sum(dim=1)).to(torch.long))
         self._choose_tokens(rows, out.logits, group)
         if self._kv is None:
             self._kv = group
@@ -209,23 +220,47 @@ class BatchingEngine:
         self._rows.extend(rows)
         self._retire_finished()
 
-    def _decode_step(self) -> None:
-        assert self._kv is not None
-        feeds = [row.unfed() for row in self._rows]
+    def _prefix_states(self, job: GenerationJob) -> LayerStates | None:
+        """The cached keys/values of the job's shared prompt prefix (computed on a miss), or None."""
+        length = job.prefix_len
+        if self.prefixes is None or length < MIN_PREFIX or length >= len(job.prompt_ids):
+            return None
+        ids = job.prompt_ids[:length]
+        return self.prefixes.states(job.adapter, ids, lambda: self._prefill_alone(ids, job.adapter))
+
+    def _prefill_alone(self, ids: list[int], adapter: str | None) -> LayerStates:
+        cache = new_cache(self._adapters.model.config)
+        self._adapters.model(
+            input_ids=torch.tensor([ids], dtype=torch.long),
+            attention_mask=torch.ones((1, len(ids)), dtype=torch.long),
+            position_ids=torch.arange(len(ids)).unsqueeze(0),
+            past_key_values=cache,
+            use_cache=True,
+            logits_to_keep=1,
+            **self._adapters.prepare([adapter]),
+        )
+        return [(layer.keys.clone(), layer.values.clone()) for layer in cache.layers]
+
+    def _feed(self, kv: KVBatch, rows: list[_Row], feeds: list[list[int]]) -> Any:
+        """One forward pass that appends `feeds[i]` to row i of `kv` (left-padded to the widest feed)."""
         width = max(map(len, feeds))
         input_ids = torch.full((len(feeds), width), self._pad_id, dtype=torch.long)
         for i, feed in enumerate(feeds):  # left-padded: every row's last real token is the last column
             input_ids[i, width - len(feed) :] = torch.tensor(feed, dtype=torch.long)
-        mask, positions = self._kv.step_inputs([len(feed) for feed in feeds])
-        out = self._adapters.model(
+        mask, positions = kv.step_inputs([len(feed) for feed in feeds])
+        return self._adapters.model(
             input_ids=input_ids,
             attention_mask=mask,
             position_ids=positions,
-            past_key_values=self._kv.cache,
+            past_key_values=kv.cache,
             use_cache=True,
-            logits_to_keep=self._logits_to_keep(self._rows),
-            **self._adapters.prepare([row.job.adapter for row in self._rows]),
+            logits_to_keep=self._logits_to_keep(rows),
+            **self._adapters.prepare([row.job.adapter for row in rows]),
         )
+
+    def _decode_step(self) -> None:
+        assert self._kv is not None
+        out = self._feed(self._kv, self._rows, [row.unfed() for row in self._rows])
         self._choose_tokens(self._rows, out.logits, self._kv)
         self._retire_finished()
         # Ragged steps leave masked holes in the shorter rows; once they add up to a good share of the

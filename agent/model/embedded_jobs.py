@@ -17,6 +17,7 @@ class GenerationJob:
     sampling: Sampling
     grammar: RowGrammar | None = None
     adapter: str | None = None
+    prefix_len: int = 0  # leading prompt tokens shared with other calls (the system message): cacheable
     future: concurrent.futures.Future[GenerationResult] = field(default_factory=concurrent.futures.Future)
     submitted_at: float = field(default_factory=time.perf_counter)
     cancelled: bool = False  # set by the caller that stopped waiting; the row is dropped at the next step
@@ -39,3 +40,4 @@ class EngineLimits:
     max_context: int  # prompt + completion tokens of one row
     threads: int  # torch threads of the engine's thread
     jump_forward: JumpForward = DEFAULT_JUMP_FORWARD  # how grammar-forced text skips forward passes (embedded_jump.py)
+    prefix_cache: bool = True  # reuse the keys/values of shared prompt prefixes (embedded_prefix.py)

@@ -1,0 +1,83 @@
+"""Reuse of the system message's keys/values in the embedded engine, with the real SmolLM2-135M: the
+outputs of a full prefill, alone and in mixed batches, and never an adapter's stale prefix."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from deepresearch.agent.model.types import ChatRequest, Message, Sampling
+
+from .conftest import make_random_lora
+
+WORKLOAD = Path(__file__).resolve().parents[2] / "bench" / "agent_calls.jsonl"
+ROLES = ("planner", "You read one source", "You write the final answer")
+
+
+def recorded_calls() -> list[ChatRequest]:
+    """The first recorded call of the planner, extractor and writer, plus a second extractor call."""
+    calls, wanted = [], [*ROLES, "You read one source"]
+    for line in WORKLOAD.read_text().splitlines():
+        call = json.loads(line)
+        head = call["messages"][0]["content"][:200]
+        mark = next((m for m in wanted if m in head), None)
+        if mark is not None:
+            wanted.remove(mark)
+            calls.append(ChatRequest(messages=[Message(**m) for m in call["messages"]], json_schema=call["schema"],
+                                     sampling=Sampling(max_tokens=call["max_tokens"])))
+    assert not wanted, f"no recorded call for {wanted}"
+    return calls
+
+
+@pytest.fixture(scope="module")
+def full_prefill(model_dir: Path) -> Iterator[Any]:
+    from deepresearch.agent.model.embedded import EmbeddedChatModel
+
+    model = EmbeddedChatModel.load(model_dir, max_batch=8, prefix_cache=False)
+    yield model
+    model._engine.close()
+
+
+def same(a: Any, b: Any) -> bool:
+    return a.completion_token_ids == b.completion_token_ids and all(
+        abs(x - y) < 1e-3 for x, y in zip(a.logprobs, b.logprobs, strict=True))
+
+
+async def test_a_cached_prefix_gives_the_outputs_of_a_full_prefill(embedded, full_prefill):
+    calls = recorded_calls()
+    expected = [await full_prefill.complete(c) for c in calls]
+    assert all(c.parsed is not None for c in expected)
+    embedded.clear_prefix_cache()
+    hits = embedded._engine.prefixes.hits
+    alone = [await embedded.complete(c) for c in calls]  # the second extractor call reuses the first's prefix
+    together = await embedded.chat_many(calls)  # all four admitted as one group, every prefix cached
+    assert all(same(a, e) for a, e in zip(alone, expected, strict=True))
+    assert all(same(t, e) for t, e in zip(together, expected, strict=True))
+    assert embedded._engine.prefixes.hits - hits >= 5
+
+
+async def test_the_prefix_is_the_system_message_or_nothing(embedded):
+    call = recorded_calls()[0]
+    ids = embedded.prompt_token_ids(call.messages)
+    length = embedded.prefix_length(call.messages, ids)
+    system = embedded.prompt_token_ids(call.messages[:1])  # rendered with the assistant turn's opening
+    assert 100 < length < len(ids) and ids[:length] == system[:length]
+    assert embedded.prefix_length(call.messages[1:], embedded.prompt_token_ids(call.messages[1:])) == 0
+
+
+async def test_reloading_an_adapter_drops_its_cached_prefixes(embedded, full_prefill, model_dir, tmp_path):
+    call = recorded_calls()[1].model_copy(update={"adapter": "policy"})
+    second = make_random_lora(model_dir, tmp_path / "b", seed=5, scale=0.05)
+    await embedded.load_adapter("policy", make_random_lora(model_dir, tmp_path / "a", seed=4, scale=0.05))
+    await full_prefill.load_adapter("policy", second)
+    try:
+        first = await embedded.complete(call)  # caches the prefix under adapter a's weights
+        await embedded.load_adapter("policy", second)
+        assert same(await embedded.complete(call), await full_prefill.complete(call))
+        assert not same(first, await full_prefill.complete(call))
+    finally:
+        await embedded.unload_adapter("policy")
+        await full_prefill.unload_adapter("policy")
