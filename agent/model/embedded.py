@@ -194,12 +194,14 @@ class EmbeddedChatModel(ChatModel):
             for i, row in enumerate(rows):  # right padding: positions stay 0..n-1 for every row
                 ids[i, : len(row)] = torch.tensor(row)
                 mask[i, : len(row)] = 1
+            # Only the columns from the prompt's last token on predict tail tokens: the vocabulary projection
+            # and log-softmax of the prompt's other columns would be thrown away.
+            keep = width - len(prompt_ids) + 1
             with torch.no_grad():
-                logits = self._adapters.model(input_ids=ids, attention_mask=mask,
+                logits = self._adapters.model(input_ids=ids, attention_mask=mask, logits_to_keep=keep,
                                               **self._adapters.prepare([adapter] * len(rows))).logits
-            logp = torch.log_softmax(logits.float(), dim=-1)
-            start = len(prompt_ids)
-            return [[float(logp[i, start + j - 1, tok]) for j, tok in enumerate(tail)] for i, tail in enumerate(tails)]
+            logp = torch.log_softmax(logits.float(), dim=-1)  # column j predicts tail token j
+            return [[float(logp[i, j, tok]) for j, tok in enumerate(tail)] for i, tail in enumerate(tails)]
 
         # Between decode steps (like adapter loads); the next step re-arranges the adapters for its rows.
         return await asyncio.wrap_future(self._engine.call(forward))
