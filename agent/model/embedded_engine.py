@@ -28,7 +28,7 @@ import torch
 
 from .base import ModelError
 from .embedded_adapters import AdapterSet
-from .embedded_batch import KVBatch, left_padded, new_cache
+from .embedded_batch import KVBatch, new_cache
 from .embedded_grammar import allocate_bitmask, mask_row
 from .embedded_jobs import EngineLimits, GenerationJob, GenerationResult
 from .embedded_jump import DraftMemo, accept_forced
@@ -190,25 +190,12 @@ class BatchingEngine:
         rows = [_Row(job, RowSampler(job.sampling), admitted_at) for job in jobs]
         for row in rows:  # e.g. `{"answer":"` before the first choice: prefilled with the prompt
             self._jump(row)
-        prefixes = [self._prefix_states(row.job) for row in rows]
-        if any(prefixes):  # the rest of each prompt goes in as one ragged step after its cached prefix
-            group = batch_from_prefixes(self._adapters.model.config, prefixes)
-            starts = [row.job.prefix_len if states else 0 for row, states in zip(rows, prefixes, strict=True)]
-            feeds = [row.job.prompt_ids[start:] + row.unfed() for row, start in zip(rows, starts, strict=True)]
-            out = self._feed(group, rows, feeds)
-        else:
-            ids, mask, positions = left_padded([r.job.prompt_ids + r.unfed() for r in rows], self._pad_id)
-            cache = new_cache(self._adapters.model.config)
-            out = self._adapters.model(
-                input_ids=ids,
-                attention_mask=mask,
-                position_ids=positions,
-                past_key_values=cache,
-                use_cache=True,
-                logits_to_keep=self._logits_to_keep(rows),
-                **self._adapters.prepare([j.adapter for j in jobs]),
-            )
-            group = KVBatch(cache, mask, (mask.sum(dim=1)).to(torch.long))
+        # Each row's cached prefix (if any) is in the group's cache; the rest of its prompt goes in as one
+        # ragged step, which without prefixes is the plain left-padded prefill.
+        group = batch_from_prefixes(self._adapters.model.config, [self._prefix_states(row.job) for row in rows])
+        feeds = [row.job.prompt_ids[start:] + row.unfed()
+                 for row, start in zip(rows, group.next_positions.tolist(), strict=True)]
+        out = self._feed(group, rows, feeds)
         now = time.perf_counter()
         for row in rows:
             row.prefill_s, row.first_token_at = now - admitted_at, now

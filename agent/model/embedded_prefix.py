@@ -51,11 +51,15 @@ class PrefixCache:
 
 def batch_from_prefixes(config: object, prefixes: list[LayerStates | None]) -> KVBatch:
     """A KV batch whose row i holds prefix i (left-padded to the longest; a row without one is all padding),
-    ready for the rest of each prompt to be fed as one ragged step (`KVBatch.step_inputs`)."""
+    ready for the rest of each prompt to be fed as one ragged step (`KVBatch.step_inputs`). With no prefix
+    at all it is empty, and that step is a plain left-padded prefill."""
     lengths = [states[0][0].shape[2] if states else 0 for states in prefixes]
     width = max(lengths)
-    some = next(states for states in prefixes if states)
     cache = new_cache(config)
+    some = next((states for states in prefixes if states), None)
+    if some is None:
+        empty = torch.zeros((len(prefixes), 0), dtype=torch.long)
+        return KVBatch(cache, empty, torch.zeros(len(prefixes), dtype=torch.long))
     for layer_index, layer in enumerate(cache.layers):
         keys, values = [], []
         for states, length in zip(prefixes, lengths, strict=True):
