@@ -33,11 +33,12 @@ def _pipeline(model_dir: Path) -> tuple[str, int | None] | None:
     itself (Transformer → mean or CLS pooling → optional Normalize); None for anything else (a Dense
     layer, max pooling, …), which sentence-transformers then runs."""
     try:
-        modules = [m["type"].rsplit(".", 1)[-1] for m in json.loads((model_dir / "modules.json").read_text())]
-        pooling = json.loads((model_dir / "1_Pooling" / "config.json").read_text())
+        listed = json.loads((model_dir / "modules.json").read_text())
+        modules = [m["type"].rsplit(".", 1)[-1] for m in listed]
+        if modules not in (["Transformer", "Pooling"], ["Transformer", "Pooling", "Normalize"]):
+            return None
+        pooling = json.loads((model_dir / listed[1]["path"] / "config.json").read_text())
     except (OSError, ValueError, KeyError, TypeError):
-        return None
-    if modules not in (["Transformer", "Pooling"], ["Transformer", "Pooling", "Normalize"]):
         return None
     modes = {k for k, v in pooling.items() if k.startswith("pooling_mode_") and v}
     names = {"pooling_mode_mean_tokens": "mean", "pooling_mode_cls_token": "cls"}
@@ -54,7 +55,7 @@ def _pipeline(model_dir: Path) -> tuple[str, int | None] | None:
 class _Encoder:
     """The plain pipeline on transformers alone: importing sentence-transformers (its trainers, datasets)
     took ~3 s of the first memory recall in every `ask`, longer than the embedding itself. The vectors are
-    sentence-transformers' own (tests/tools/test_vectors_memory.py compares them)."""
+    sentence-transformers' own (tests/tools/test_embedding.py compares them)."""
 
     def __init__(self, model_dir: Path, pooling: str, max_tokens: int | None):
         import torch
