@@ -4,9 +4,9 @@
 
 For each free-form train question (not yes/no, not "A or B") the evidence is gathered as the graph
 gathers it — the question's own search (4 sources), then a hop for the best-ranked bridge name
-(4 more) — over an in-memory SQLite FTS5 index of the pool corpus (the same query terms as the
-product's index). Every candidate span gets its feature vector; a span is right when it normalises
-to a gold answer. The weights maximise the listwise likelihood
+(4 more) — over an in-memory SQLite FTS5 index of the pool corpus (train/simulated_evidence.py).
+Every candidate span gets its feature vector; a span is right when it normalises to a gold answer.
+The weights maximise the listwise likelihood
 
     L(w) = Σ_q log softmax_c(w · f(c))[gold]  −  λ‖w‖²
 
@@ -20,61 +20,27 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import sqlite3
 from pathlib import Path
 
 import torch
 from deepresearch.agent.graph import candidates as C
 from deepresearch.agent.graph.answer_form import answer_choices
-from deepresearch.agent.graph.evidence import split_sentences
 from deepresearch.evals.metrics import normalize_answer
-from deepresearch.tools.index.query import fts_or_expression, query_terms
+from deepresearch.train.simulated_evidence import SimulatedSearch
 
-SOURCES = 4
 FEATURES = ["about", "relation", "near", "novel", "source", "typed", "shape", "kind", "bridge", "hop", "lead",
             "subject", "early", "repeats", "category"]
 
 
-def corpus_index(corpus: Path) -> sqlite3.Connection:
-    db = sqlite3.connect(":memory:")
-    db.execute("create virtual table docs using fts5(id unindexed, title, text)")
-    with corpus.open() as lines:
-        db.executemany("insert into docs values (?, ?, ?)",
-                       ((d["id"], d["title"], d["text"]) for d in map(json.loads, lines)))
-    return db
-
-
-def search(db: sqlite3.Connection, query: str) -> list[tuple[str, str, str]]:
-    terms = query_terms(query)
-    if not terms:
-        return []
-    return db.execute("select id, title, text from docs where docs match ? order by bm25(docs) limit ?",
-                      (fts_or_expression(terms), SOURCES)).fetchall()
-
-
-def evidence(db: sqlite3.Connection, question: str) -> tuple[list[C.EvidenceSentence], list[str]]:
-    docs = search(db, question)
-    sents = [C.EvidenceSentence(s, r, t, position=i) for r, (_, t, text) in enumerate(docs)
-             for i, s in enumerate(split_sentences(text))]
-    bridges = [c.text for c in C.rank_candidates(question, sents, k=1, kind="name", weights=C.BRIDGE_W,
-                                                follow_links=False)]
-    seen = {d[0] for d in docs}
-    for r, (doc_id, title, text) in enumerate(search(db, bridges[0]) if bridges else []):
-        if doc_id not in seen:
-            sents += [C.EvidenceSentence(s, r, title, hop=True, position=i)
-                      for i, s in enumerate(split_sentences(text))]
-    return sents, bridges
-
-
 def examples(pool: Path, limit: int, embed: bool = False) -> list[tuple[torch.Tensor, list[bool]]]:
-    db = corpus_index(pool / "corpus.jsonl")
+    search = SimulatedSearch(pool / "corpus.jsonl")
     questions = [q for q in map(json.loads, (pool / "questions.jsonl").open())
                  if q["split"] == "train" and answer_choices(q["question"]) is None]
     random.Random(0).shuffle(questions)
     out = []
     for q in questions[:limit]:
         golds = {normalize_answer(a) for a in [q["answer"], *q.get("answer_aliases", [])]} - {""}
-        sents, bridges = evidence(db, q["question"])
+        sents, bridges = search.evidence(q["question"])
         cands = C.rank_candidates(q["question"], sents, k=100_000, bridges=bridges)
         if not cands:
             continue

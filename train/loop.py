@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from deepresearch.agent.graph.answer_scoring import ANSWER_ROLE
 from deepresearch.agent.model.policy import RunPolicy
 from pydantic import BaseModel, Field
 
@@ -183,7 +184,7 @@ class TrainLoop:
 
         advance = ctx.progress.start("score", len(groups))
         # The information term is the rollout policy's own judgement: same model, the writer's adapter.
-        information = InformationScorer(ctx.models[0], policy.adapter_for("writer")) if ctx.models else None
+        information = InformationScorer(ctx.models[0], policy.adapter_for(ANSWER_ROLE)) if ctx.models else None
         scores = await score_groups(
             groups, ctx.store, cfg.rewards, cfg.grpo.scale_rewards, doc_id_for=ctx.doc_id_for,
             judge_model=ctx.judge_model, adapter=self.policy_adapter, on_group_done=lambda: advance(1),
@@ -239,8 +240,11 @@ class TrainLoop:
 
     def _answering_roles(self) -> frozenset[str] | None:
         """The roles the next adapter answers for: those trained now, plus those its parent answered
-        for (it starts from the parent's weights); None = every role."""
+        for (it starts from the parent's weights); None = every role. A trained writer also re-ranks
+        its answer options (ANSWER_ROLE), as the writer's weights always have."""
         trained = self.ctx.settings.rewards.trained_roles()
+        if trained is not None and "writer" in trained:
+            trained = trained | {ANSWER_ROLE}
         if self.policy_adapter is None or trained is None:
             return trained
         inherited = self.ctx.registry.choice(self.policy_adapter).roles

@@ -33,6 +33,9 @@ if TYPE_CHECKING:
     from .context import ResearchContext
 
 LIKELIHOOD_WEIGHT = 1.0
+# The re-ranker's role for adapter scoping: an adapter trained on the answer choice alone
+# (train/answer_choice.py) answers for it and leaves the planner, extractor and writer on their weights.
+ANSWER_ROLE = "answer"
 TEMPLATE = "Context: {sentence}\nQuestion: {question}\nAnswer:"
 TEMPLATE_VERSION = f"answer-likelihood@{hashlib.sha1(TEMPLATE.encode()).hexdigest()[:8]}"
 
@@ -44,7 +47,7 @@ async def rerank(ctx: ResearchContext, question: str, candidates: list[Candidate
     by_sentence: dict[str, list[Candidate]] = {}
     for cand in candidates:
         by_sentence.setdefault(cand.quote, []).append(cand)
-    adapter = ctx.policy.adapter_for("writer")
+    adapter = ctx.policy.adapter_for(ANSWER_ROLE)
     try:
         scored = await asyncio.gather(*(
             ctx.model.score(TEMPLATE.format(sentence=sentence, question=question), [" " + c.text for c in group],

@@ -4,6 +4,7 @@ citation checking and malformed output. Real model + real tools: test_ask_e2e.py
 from __future__ import annotations
 
 from deepresearch.agent.config import AgentSettings, BudgetSettings
+from deepresearch.agent.graph.answer_scoring import ANSWER_ROLE
 from deepresearch.agent.graph.run import ResearchRuntime, RunOptions, research
 from deepresearch.agent.model.base import BASE_MODEL
 from deepresearch.agent.model.policy import AdapterChoice, RunPolicy
@@ -291,6 +292,23 @@ async def test_the_policy_likelihood_reranks_the_answer_candidates(toolbox, stor
     assert scores["candidates"][0]["text"] == "Ada Lovelace" and scores["template"].startswith("answer-likelihood@")
     # A backend that cannot score leaves the feature order, and says so in the trace.
     assert "cannot score" in store.events(plain.run_id, "answer_scores")[0].payload["error"]
+
+
+async def test_an_adapter_trained_on_the_answer_choice_answers_only_for_the_reranker(toolbox, store):
+    scored_with: list[str | None] = []
+
+    class Recording(ScriptedModel):
+        async def score(self, prompt, continuations, adapter=None):
+            scored_with.append(adapter)
+            return await super().score(prompt, continuations, adapter)
+
+    model = Recording(default_script(("Ada Lovelace",)))
+    model.scorer = lambda prompt, cand: -0.1 if "Lovelace" in cand else -6.0
+    policy = RunPolicy(adapter=AdapterChoice.named("choice-0001", roles=frozenset({ANSWER_ROLE})))
+    result = await run(model, toolbox, store, question="Who wrote the first published algorithm for the engine?",
+                       policy=policy)
+    assert result.answer == "Ada Lovelace" and scored_with and set(scored_with) == {"choice-0001"}
+    assert {req.adapter for _, req in model.requests} == {BASE_MODEL}  # planner, extractor, writer: base
 
 
 async def test_recalled_memories_and_documents_reach_the_planner(toolbox, store):

@@ -106,3 +106,22 @@ def test_an_adapter_answers_for_the_roles_it_was_trained_on(registry, tmp_path):
     assert adapter_choice("x", tmp_path / "no-such-adapter").roles is None
     (tmp_path / "grpo-0003" / "metadata.json").write_text("{not json")
     assert registry.choice("grpo-0003").roles is None
+
+
+def test_a_trained_writer_also_reranks_its_options_and_a_child_keeps_its_parents_roles(registry):
+    from types import SimpleNamespace
+
+    from deepresearch.train.config import RewardSettings, TrainSettings
+    from deepresearch.train.loop import TrainLoop
+
+    def roles(weights: dict[str, float], parent: str | None = None):
+        settings = TrainSettings(rewards=RewardSettings(role_weights=weights))
+        loop = SimpleNamespace(ctx=SimpleNamespace(settings=settings, registry=registry), policy_adapter=parent)
+        return TrainLoop._answering_roles(loop)
+
+    others = {"planner": 0, "coordinator": 0, "executor": 0, "extractor": 0}
+    assert roles(others) == {"writer", "answer"}  # the re-ranker has always used the writer's weights
+    assert roles({**others, "writer": 0, "planner": 1}) == {"planner"}
+    registry.update_metadata("grpo-0002", roles=["answer"])
+    assert roles({**others, "writer": 0, "planner": 1}, parent="grpo-0002") == {"planner", "answer"}
+    assert roles({}) is None

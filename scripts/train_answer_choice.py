@@ -1,0 +1,110 @@
+"""Train the answer re-ranker's adapter on pool *train* questions (train/answer_choice.py), and measure it.
+
+    .venv/bin/python scripts/train_answer_choice.py --out /tmp/answer-choice [--limit 1200] [--epochs 1]
+
+1. Free-form train questions (not yes/no, not "A or B"; shuffled with --seed), their evidence simulated as
+   the graph gathers it (train/simulated_evidence.py) and their top --candidates spans by features: the
+   re-ranker's pool (agent/graph/writer.py: RERANK_POOL).
+2. The first --held-out questions are only measured: top-1 (the re-ranker's pick is correct) for the base
+   model, then for the adapter. The rest train it: −log Σ_correct softmax(s), --epochs passes.
+3. Writes OUT/adapter (peft files + metadata.json scoped to the re-ranker's role) and OUT/summary.json.
+   The dev split is never read: `deepresearch eval --adapter OUT/adapter` measures it on dev questions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+POOL = Path(__file__).resolve().parents[2] / "shared/data/pool"
+
+
+def examples(questions: Path, corpus: Path, limit: int, k: int, seed: int) -> list:
+    from deepresearch.agent.graph import candidates as C
+    from deepresearch.agent.graph.answer_form import answer_choices
+    from deepresearch.train.answer_choice import ChoiceExample
+    from deepresearch.train.simulated_evidence import SimulatedSearch
+
+    search = SimulatedSearch(corpus)
+    rows = [q for q in map(json.loads, questions.open())
+            if q.get("split") == "train" and answer_choices(q["question"]) is None]
+    random.Random(seed).shuffle(rows)
+    out = []
+    for q in rows[:limit]:
+        sents, bridges = search.evidence(q["question"])
+        cands = C.rank_candidates(q["question"], sents, k=k, bridges=bridges)
+        if cands:
+            out.append(ChoiceExample.of(q["question"], cands, [q["answer"], *q.get("answer_aliases", [])]))
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--questions", type=Path, default=POOL / "questions.jsonl")
+    parser.add_argument("--corpus", type=Path, default=POOL / "corpus.jsonl")
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--limit", type=int, default=1200, help="train questions read (held-out ones included)")
+    parser.add_argument("--held-out", type=int, default=100)
+    parser.add_argument("--candidates", type=int, default=5)
+    parser.add_argument("--epochs", type=int, default=1)
+    parser.add_argument("--lr", type=float, default=3e-4)
+    parser.add_argument("--batch", type=int, default=4)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    for path in (args.questions, args.corpus):
+        if not path.is_file():
+            sys.exit(f"error: {path} not found (pass --questions/--corpus)")
+    if args.limit <= args.held_out or args.held_out < 1 or args.candidates < 2 or args.epochs < 1:
+        sys.exit("error: need --limit > --held-out ≥ 1, --candidates ≥ 2 and --epochs ≥ 1")
+
+    import torch
+    from deepresearch.agent.model.embedded_weights import embedded_model_dir
+    from deepresearch.app.settings import load_settings
+    from deepresearch.train import answer_choice as A
+    from deepresearch.train.config import LoraSettings
+    from deepresearch.train.update import load_policy
+    from transformers import PreTrainedTokenizerFast
+
+    start = time.perf_counter()
+    data = examples(args.questions, args.corpus, args.limit, args.candidates, args.seed)
+    held_out, train = data[: args.held_out], data[args.held_out:]
+    print(f"{len(data)} questions with candidates ({time.perf_counter() - start:.0f} s); held out {len(held_out)}, "
+          f"{sum(ex.correct[0] for ex in held_out)} right by features alone; "
+          f"train {len(train)}, {sum(ex.learnable for ex in train)} with a correct candidate", flush=True)
+
+    model_dir = embedded_model_dir(load_settings().cache_dir)
+    torch.manual_seed(args.seed)
+    policy = load_policy(model_dir, LoraSettings(), None, args.seed)
+    scorer = A.ChoiceScorer(policy, PreTrainedTokenizerFast.from_pretrained(str(model_dir)),
+                            int(policy.config.pad_token_id or 0))
+    policy.eval()
+    base = A.top1_hits(scorer, held_out)
+    print(f"base: top-1 {base}/{len(held_out)}", flush=True)
+
+    def progress(seen: int, total: int, loss: float) -> None:
+        if seen % 40 < args.batch:
+            print(f"  {seen}/{total} questions, loss {loss:.3f}, {time.perf_counter() - start:.0f} s", flush=True)
+
+    stats = A.train_choice(scorer, train, lr=args.lr, batch=args.batch, epochs=args.epochs, seed=args.seed,
+                           progress=progress)
+    trained = A.top1_hits(scorer, held_out)
+    print(f"trained: top-1 {trained}/{len(held_out)} ({stats.steps} steps, {stats.seconds:.0f} s)", flush=True)
+    summary = {"command": " ".join([sys.executable, *sys.argv]), "settings": vars(args) | {
+        "questions": str(args.questions), "corpus": str(args.corpus), "out": str(args.out)},
+        "held_out": len(held_out), "top1_base": base, "top1_trained": trained,
+        "train_questions": len(train), "learnable": stats.examples, "steps": stats.steps,
+        "final_loss": stats.loss, "train_seconds": stats.seconds}
+    A.save_choice_adapter(policy, args.out / "adapter", {"trainer": "answer-choice", **summary})
+    (args.out / "summary.json").write_text(json.dumps(summary, indent=2))
+    print(f"wrote {args.out / 'adapter'} and {args.out / 'summary.json'}")
+
+
+if __name__ == "__main__":
+    main()

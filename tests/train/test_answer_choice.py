@@ -1,0 +1,111 @@
+"""Answer-choice training: the objective by hand, the examples, and on the real 135M model that the
+trained score is exactly what the graph's re-ranker computes and that training moves its pick."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+
+import pytest
+import torch
+from deepresearch.agent.graph.answer_scoring import ANSWER_ROLE, LIKELIHOOD_WEIGHT, TEMPLATE
+from deepresearch.agent.graph.candidates import Candidate
+from deepresearch.train.answer_choice import (
+    ChoiceExample,
+    ChoiceScorer,
+    choice_loss,
+    save_choice_adapter,
+    top1_hits,
+    train_choice,
+)
+
+
+def test_loss_is_minus_log_of_the_correct_mass_and_its_gradient_raises_it():
+    scores = torch.tensor([1.0, 2.0, 0.5], requires_grad=True)
+    loss = choice_loss(scores, [False, False, True])
+    p = torch.softmax(scores.detach(), 0)
+    assert loss.item() == pytest.approx(-math.log(float(p[2])))
+    loss.backward()
+    # ∂(−J)/∂s = p − p(·|R=1): the correct one is pushed up by 1 − p, each other down by its p
+    assert scores.grad.tolist() == pytest.approx([float(p[0]), float(p[1]), float(p[2]) - 1.0])
+
+
+def test_two_correct_candidates_share_the_credit_by_their_probability():
+    scores = torch.tensor([0.0, math.log(3.0), 5.0], requires_grad=True)
+    choice_loss(scores, [True, True, False]).backward()
+    p = torch.softmax(scores.detach(), 0)
+    within = p[:2] / p[:2].sum()  # p(c | R=1): 1/4 and 3/4
+    assert scores.grad[:2].tolist() == pytest.approx((p[:2] - within).tolist())
+    assert within.tolist() == pytest.approx([0.25, 0.75])
+
+
+def test_example_marks_the_gold_and_its_aliases_after_normalising():
+    cands = [Candidate("The Beatles", 1.0, "s1", 0), Candidate("1969", 0.5, "s2", 0),
+             Candidate("Abbey Road", 0.2, "s3", 1)]
+    ex = ChoiceExample.of("q?", cands, ["Beatles", "the fab four"])
+    assert ex.correct == (True, False, False) and ex.learnable
+    assert ex.candidates[1] == ("1969", "s2", 0.5)
+    assert not ChoiceExample.of("q?", cands, ["Rolling Stones"]).learnable  # no correct candidate: no signal
+    assert not ChoiceExample.of("q?", cands[:1], ["Beatles"]).learnable  # one candidate: no choice
+
+
+def test_training_with_nothing_learnable_is_a_clear_error():
+    ex = ChoiceExample("q?", (("a", "s", 0.0), ("b", "s", 0.0)), (False, False))
+    with pytest.raises(ValueError, match="nothing to learn"):
+        train_choice(ChoiceScorer(torch.nn.Linear(1, 1), tokenizer=None), [ex])
+
+
+# --- the real 135M model ------------------------------------------------------------------------
+# A made-up fact, so neither model knows it before: only the evidence sentence and training can decide.
+QUESTION = "Which company manufactured the Zorvex 300 tractor?"
+SENTENCE = "The Zorvex 300 was a tractor made by Kellner Brothers, a firm founded by Otto Brandt in Ohio."
+# Features that prefer the founder by more than the base model's likelihood prefers the firm (~2.5 nats).
+EXAMPLE = ChoiceExample(QUESTION, (("Otto Brandt", SENTENCE, 3.0), ("Ohio", SENTENCE, 0.3),
+                                   ("Kellner Brothers", SENTENCE, 0.0)), (False, False, True))
+
+
+@pytest.fixture(scope="module")
+def scorer():
+    from deepresearch.agent.model.embedded_weights import embedded_model_dir
+    from deepresearch.train.config import LoraSettings
+    from deepresearch.train.update import load_policy
+    from transformers import PreTrainedTokenizerFast
+
+    from ..model.conftest import model_cache_dir
+
+    model_dir = embedded_model_dir(model_cache_dir())
+    policy = load_policy(model_dir, LoraSettings(), None, seed=0)
+    policy.eval()
+    return ChoiceScorer(policy, PreTrainedTokenizerFast.from_pretrained(str(model_dir)), 0), model_dir
+
+
+def test_the_trained_score_is_what_the_graph_reranks_by(scorer):
+    """A fresh adapter is the base model: s(c) equals features + the engine's `score` mean logprob."""
+    from deepresearch.agent.model.embedded import EmbeddedChatModel
+
+    choice, model_dir = scorer
+
+    async def engine_scores() -> list[list[float]]:
+        model = EmbeddedChatModel.load(model_dir, max_batch=2)
+        try:
+            return await model.score(TEMPLATE.format(sentence=SENTENCE, question=QUESTION),
+                                     [" " + text for text, _, _ in EXAMPLE.candidates])
+        finally:
+            await model.close()
+
+    expected = [f + LIKELIHOOD_WEIGHT * sum(lps) / len(lps)
+                for (_, _, f), lps in zip(EXAMPLE.candidates, asyncio.run(engine_scores()), strict=True)]
+    with torch.no_grad():
+        assert choice.scores(EXAMPLE).tolist() == pytest.approx(expected, abs=1e-4)
+
+
+def test_training_moves_the_pick_to_the_correct_candidate_and_saves_a_scoped_adapter(scorer, tmp_path):
+    choice, _ = scorer
+    assert top1_hits(choice, [EXAMPLE]) == 0  # the features prefer "Otto Brandt"
+    stats = train_choice(choice, [EXAMPLE], lr=2e-3, batch=1, epochs=6)
+    assert stats.steps == 6 and stats.examples == 1
+    assert top1_hits(choice, [EXAMPLE]) == 1
+    save_choice_adapter(choice.policy, tmp_path / "adapter", {"trainer": "answer-choice"})
+    meta = json.loads((tmp_path / "adapter" / "metadata.json").read_text())
+    assert meta["roles"] == [ANSWER_ROLE] and (tmp_path / "adapter" / "adapter_config.json").is_file()

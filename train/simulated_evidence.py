@@ -1,0 +1,54 @@
+"""Evidence as the graph gathers it, without the graph: a fast stand-in for research runs on a QA set.
+
+The question's own search (SOURCES results), then one hop: a search for the best-ranked bridge name of
+that evidence (SOURCES more, new documents only). Searches run over an in-memory SQLite FTS5 index of
+the corpus with the product index's query terms, so a thousand questions take seconds and no model
+call. Used where the answer ranker is fitted or trained (scripts/fit_answer_ranker.py,
+scripts/train_answer_choice.py); the real graph's evidence differs where its planner's queries do.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+from deepresearch.agent.graph import candidates as C
+from deepresearch.agent.graph.evidence import split_sentences
+from deepresearch.tools.index.query import fts_or_expression, query_terms
+
+SOURCES = 4
+
+
+class SimulatedSearch:
+    """The corpus in an in-memory FTS5 table, searched like the product's local index."""
+
+    def __init__(self, corpus: Path, sources: int = SOURCES):
+        self.sources = sources
+        self.db = sqlite3.connect(":memory:")
+        self.db.execute("create virtual table docs using fts5(id unindexed, title, text)")
+        with Path(corpus).open() as lines:
+            self.db.executemany("insert into docs values (?, ?, ?)",
+                                ((d["id"], d["title"], d["text"]) for d in map(json.loads, lines)))
+
+    def search(self, query: str) -> list[tuple[str, str, str]]:
+        """(doc id, title, text) of the best `sources` matches."""
+        terms = query_terms(query)
+        if not terms:
+            return []
+        return self.db.execute("select id, title, text from docs where docs match ? order by bm25(docs) limit ?",
+                               (fts_or_expression(terms), self.sources)).fetchall()
+
+    def evidence(self, question: str) -> tuple[list[C.EvidenceSentence], list[str]]:
+        """The sentences of the question's search and of its bridge hop, and the bridge names."""
+        docs = self.search(question)
+        sents = [C.EvidenceSentence(s, r, t, url=doc_id, position=i) for r, (doc_id, t, text) in enumerate(docs)
+                 for i, s in enumerate(split_sentences(text))]
+        bridges = [c.text for c in C.rank_candidates(question, sents, k=1, kind="name", weights=C.BRIDGE_W,
+                                                    follow_links=False)]
+        seen = {d[0] for d in docs}
+        for r, (doc_id, title, text) in enumerate(self.search(bridges[0]) if bridges else []):
+            if doc_id not in seen:
+                sents += [C.EvidenceSentence(s, r, title, hop=True, url=doc_id, position=i)
+                          for i, s in enumerate(split_sentences(text))]
+        return sents, bridges
