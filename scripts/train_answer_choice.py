@@ -2,6 +2,8 @@
 
     .venv/bin/python scripts/train_answer_choice.py --out /tmp/answer-choice [--limit 1200] [--epochs 1]
 
+Questions and corpus: ../shared/data/pool beside the repository, else the bundled demo set (--questions/--corpus).
+
 1. Free-form train questions (not yes/no, not "A or B"; shuffled with --seed), their evidence simulated as
    the graph gathers it (train/simulated_evidence.py) and their top --candidates spans by features: the
    re-ranker's pool (agent/graph/writer.py: RERANK_POOL).
@@ -24,6 +26,8 @@ from pathlib import Path
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 POOL = Path(__file__).resolve().parents[2] / "shared/data/pool"
+DEMO = Path(__file__).resolve().parents[1] / "deepresearch/demo"  # the bundled set, where the pool is not beside us
+DATA = POOL if (POOL / "questions.jsonl").is_file() else DEMO
 
 
 def examples(questions: Path, corpus: Path, limit: int, k: int, seed: int) -> list:
@@ -47,8 +51,8 @@ def examples(questions: Path, corpus: Path, limit: int, k: int, seed: int) -> li
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--questions", type=Path, default=POOL / "questions.jsonl")
-    parser.add_argument("--corpus", type=Path, default=POOL / "corpus.jsonl")
+    parser.add_argument("--questions", type=Path, default=DATA / "questions.jsonl")
+    parser.add_argument("--corpus", type=Path, default=DATA / "corpus.jsonl")
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--limit", type=int, default=1200, help="train questions read (held-out ones included)")
     parser.add_argument("--held-out", type=int, default=100)

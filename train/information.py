@@ -12,7 +12,7 @@ would outweigh the question for a small model and slow scoring down). ∅ is the
 empty context, so only the evidence differs. TEMPLATE is the answer re-ranker's
 (agent/graph/answer_scoring.py): the quantity rewarded is the one the graph uses to pick the answer.
 
-It is computed with `ChatModel.score`, the rollout's own model and the writer's adapter, so it works on
+It is computed with `ChatModel.score`, the rollout's own model and the re-ranker's adapter (role answer), so it works on
 the embedded engine and on vLLM alike. A backend that cannot score (ScoringUnsupported, or any ModelError)
 leaves the term absent (None), not zero, like every reward term with no basis; so does a question with no
 gold answer. A run with no findings gets 0: it raised nothing.

@@ -183,7 +183,7 @@ class TrainLoop:
         report.seconds["rollout"], clock = time.perf_counter() - clock, time.perf_counter()
 
         advance = ctx.progress.start("score", len(groups))
-        # The information term is the rollout policy's own judgement: same model, the writer's adapter.
+        # The information term is the rollout policy's own judgement: same model, the re-ranker's adapter.
         information = InformationScorer(ctx.models[0], policy.adapter_for(ANSWER_ROLE)) if ctx.models else None
         scores = await score_groups(
             groups, ctx.store, cfg.rewards, cfg.grpo.scale_rewards, doc_id_for=ctx.doc_id_for,

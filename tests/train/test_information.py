@@ -92,7 +92,7 @@ async def test_information_is_best_with_evidence_minus_best_without(store):
     # (the largest per-alias gain, 1.75 for "London", would credit a gold that was merely unlikely alone)
     assert info == pytest.approx(0.25)
     assert model.calls[0][0] == TEMPLATE.format(sentence="", question=Q.question)
-    assert {adapter for _, adapter in model.calls} == {"grpo-0002"}  # the writer's adapter, every call
+    assert {adapter for _, adapter in model.calls} == {"grpo-0002"}  # the re-ranker's adapter, every call
 
 
 async def test_run_without_findings_gains_nothing_and_no_gold_has_no_term(store):

@@ -1,0 +1,25 @@
+"""scripts/train_answer_choice.py's bad input: one clear line, exit 1, before any model is loaded."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "train_answer_choice.py"
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True, timeout=120)
+
+
+def test_a_missing_questions_file_is_named(tmp_path):
+    done = run("--out", str(tmp_path / "out"), "--questions", str(tmp_path / "nope.jsonl"))
+    assert done.returncode == 1
+    assert done.stderr.strip() == f"error: {tmp_path / 'nope.jsonl'} not found (pass --questions/--corpus)"
+    assert not (tmp_path / "out").exists()
+
+
+def test_held_out_must_leave_questions_to_train_on(tmp_path):
+    done = run("--out", str(tmp_path / "out"), "--limit", "50", "--held-out", "50")
+    assert done.returncode == 1 and done.stderr.strip().startswith("error: need --limit > --held-out")
