@@ -75,6 +75,16 @@ async def browser(site):
     await tool.close()
 
 
+@pytest.fixture
+async def chromium(site):
+    """For the tests that start Chromium: its first launch can take more than 4 s on a loaded 2-core box,
+    and these tests check what it renders and blocks, not how fast (the timeout tests use `browser`)."""
+    server, _ = site
+    tool = BrowserTool(BrowserSettings(allow_hosts=[server.authority], timeout_s=30, render_settle_s=0.3))
+    yield tool
+    await tool.close()
+
+
 async def open_(tool: BrowserTool, url: str, **extra):
     return await tool.invoke({"url": url, **extra})
 
@@ -173,7 +183,8 @@ async def test_binary_content_is_refused(browser, site, path):
     assert out.error_kind == "unsupported_content" and "binary content" in out.error
 
 
-async def test_chromium_renders_javascript_pages_and_is_reused(browser, site):
+async def test_chromium_renders_javascript_pages_and_is_reused(chromium, site):
+    browser = chromium
     server, _ = site
     out = await open_(browser, server.base + "/js-only")  # fast path finds no text, page has scripts
     assert out.ok, out.error
@@ -183,7 +194,8 @@ async def test_chromium_renders_javascript_pages_and_is_reused(browser, site):
     assert browser.browser.launches == 1
 
 
-async def test_chromium_cannot_reach_private_services(browser, site):
+async def test_chromium_cannot_reach_private_services(chromium, site):
+    browser = chromium
     server, victim = site
     await open_(browser, server.base + "/steal", render_js=True)
     blocked = await open_(browser, server.base + "/to-metadata", render_js=True)
