@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import torch
-from deepresearch.agent.graph.answer_scoring import ANSWER_ROLE, LIKELIHOOD_WEIGHT, TEMPLATE
+from deepresearch.agent.graph.answer_scoring import ANSWER_ROLE, EMPTY_LIKELIHOOD, LIKELIHOOD_WEIGHT, TEMPLATE
 from deepresearch.agent.graph.candidates import Candidate
 from deepresearch.evals.metrics import normalize_answer
 
@@ -82,7 +82,7 @@ class ChoiceScorer:
         likelihood = []
         for i, (n_prompt, n_tail) in enumerate(spans):
             if n_tail == 0:
-                likelihood.append(hidden.new_tensor(-20.0))  # the re-ranker's floor for an empty continuation
+                likelihood.append(hidden.new_tensor(EMPTY_LIKELIHOOD))
                 continue
             logp = torch.log_softmax(causal_lm.lm_head(hidden[i, n_prompt - 1: n_prompt - 1 + n_tail]).float(), -1)
             likelihood.append(logp.gather(-1, ids[i, n_prompt: n_prompt + n_tail, None]).mean())

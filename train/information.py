@@ -12,10 +12,10 @@ would outweigh the question for a small model and slow scoring down). ∅ is the
 empty context, so only the evidence differs. TEMPLATE is the answer re-ranker's
 (agent/graph/answer_scoring.py): the quantity rewarded is the one the graph uses to pick the answer.
 
-It is computed with `ChatModel.score`, the rollout's own model and the re-ranker's adapter (role answer), so it works on
-the embedded engine and on vLLM alike. A backend that cannot score (ScoringUnsupported, or any ModelError)
-leaves the term absent (None), not zero, like every reward term with no basis; so does a question with no
-gold answer. A run with no findings gets 0: it raised nothing.
+It is computed with `ChatModel.score`, the rollout's own model and the re-ranker's adapter (role answer),
+so it works on the embedded engine and on vLLM alike. A backend that cannot score (ScoringUnsupported, or
+any ModelError) leaves the term absent (None), not zero, like every reward term with no basis; so does a
+question with no gold answer. A run with no findings gets 0: it raised nothing.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import asyncio
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from deepresearch.agent.graph.answer_scoring import TEMPLATE
+from deepresearch.agent.graph.answer_scoring import EMPTY_LIKELIHOOD, TEMPLATE
 from deepresearch.agent.graph.events import FindingMade, read_events
 from deepresearch.agent.model.base import ModelError, ScoringUnsupported
 
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from .questions import TrainQuestion
 
 EVIDENCE_CHARS = 1600
-NO_TOKENS = -20.0  # ℓ of a gold that tokenised to nothing (the re-ranker's floor, never the best)
+NO_TOKENS = EMPTY_LIKELIHOOD  # ℓ of a gold that tokenised to nothing (the re-ranker's floor, never the best)
 
 
 def evidence_text(quotes: Sequence[str], max_chars: int = EVIDENCE_CHARS) -> str:

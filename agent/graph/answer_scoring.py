@@ -36,6 +36,7 @@ LIKELIHOOD_WEIGHT = 1.0
 # The re-ranker's role for adapter scoping: an adapter trained on the answer choice alone
 # (train/answer_choice.py) answers for it and leaves the planner, extractor and writer on their weights.
 ANSWER_ROLE = "answer"
+EMPTY_LIKELIHOOD = -20.0  # the likelihood of a continuation that tokenises to nothing: never the best
 TEMPLATE = "Context: {sentence}\nQuestion: {question}\nAnswer:"
 TEMPLATE_VERSION = f"answer-likelihood@{hashlib.sha1(TEMPLATE.encode()).hexdigest()[:8]}"
 
@@ -60,7 +61,7 @@ async def rerank(ctx: ResearchContext, question: str, candidates: list[Candidate
     likelihood: dict[str, float] = {}
     for group, logprobs in zip(by_sentence.values(), scored, strict=True):
         for cand, lps in zip(group, logprobs, strict=True):
-            likelihood[cand.text] = sum(lps) / len(lps) if lps else -20.0
+            likelihood[cand.text] = sum(lps) / len(lps) if lps else EMPTY_LIKELIHOOD
     out = sorted((replace(c, score=c.score + LIKELIHOOD_WEIGHT * likelihood[c.text]) for c in candidates),
                  key=lambda c: -c.score)
     ctx.record(AnswerScored(template=TEMPLATE_VERSION, weight=LIKELIHOOD_WEIGHT, candidates=[
