@@ -18,15 +18,12 @@ printed as the dict to paste into candidates.py. The dev split is never read.
 from __future__ import annotations
 
 import argparse
-import json
-import random
 from pathlib import Path
 
 import torch
 from deepresearch.agent.graph import candidates as C
-from deepresearch.agent.graph.answer_form import answer_choices
 from deepresearch.evals.metrics import normalize_answer
-from deepresearch.train.simulated_evidence import SimulatedSearch
+from deepresearch.train.simulated_evidence import SimulatedSearch, free_form_train_questions
 
 FEATURES = ["about", "relation", "near", "novel", "source", "typed", "shape", "kind", "bridge", "hop", "lead",
             "subject", "early", "repeats", "category"]
@@ -34,11 +31,8 @@ FEATURES = ["about", "relation", "near", "novel", "source", "typed", "shape", "k
 
 def examples(pool: Path, limit: int, embed: bool = False) -> list[tuple[torch.Tensor, list[bool]]]:
     search = SimulatedSearch(pool / "corpus.jsonl")
-    questions = [q for q in map(json.loads, (pool / "questions.jsonl").open())
-                 if q["split"] == "train" and answer_choices(q["question"]) is None]
-    random.Random(0).shuffle(questions)
     out = []
-    for q in questions[:limit]:
+    for q in free_form_train_questions(pool / "questions.jsonl", seed=0)[:limit]:
         golds = {normalize_answer(a) for a in [q["answer"], *q.get("answer_aliases", [])]} - {""}
         sents, bridges = search.evidence(q["question"])
         cands = C.rank_candidates(q["question"], sents, k=100_000, bridges=bridges)

@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import random
 import sys
 import time
 from pathlib import Path
@@ -26,22 +25,16 @@ from pathlib import Path
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 POOL = Path(__file__).resolve().parents[2] / "shared/data/pool"
-DEMO = Path(__file__).resolve().parents[1] / "deepresearch/demo"  # the bundled set, where the pool is not beside us
-DATA = POOL if (POOL / "questions.jsonl").is_file() else DEMO
 
 
 def examples(questions: Path, corpus: Path, limit: int, k: int, seed: int) -> list:
     from deepresearch.agent.graph import candidates as C
-    from deepresearch.agent.graph.answer_form import answer_choices
     from deepresearch.train.answer_choice import ChoiceExample
-    from deepresearch.train.simulated_evidence import SimulatedSearch
+    from deepresearch.train.simulated_evidence import SimulatedSearch, free_form_train_questions
 
     search = SimulatedSearch(corpus)
-    rows = [q for q in map(json.loads, questions.open())
-            if q.get("split") == "train" and answer_choices(q["question"]) is None]
-    random.Random(seed).shuffle(rows)
     out = []
-    for q in rows[:limit]:
+    for q in free_form_train_questions(questions, seed)[:limit]:
         sents, bridges = search.evidence(q["question"])
         cands = C.rank_candidates(q["question"], sents, k=k, bridges=bridges)
         if cands:
@@ -51,8 +44,13 @@ def examples(questions: Path, corpus: Path, limit: int, k: int, seed: int) -> li
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--questions", type=Path, default=DATA / "questions.jsonl")
-    parser.add_argument("--corpus", type=Path, default=DATA / "corpus.jsonl")
+    from deepresearch.evals.dataset import bundled_dataset
+
+    # The pool beside the repository, else the bundled demo set (a fresh clone has no ../shared).
+    questions, corpus = ((POOL / "questions.jsonl", POOL / "corpus.jsonl") if (POOL / "questions.jsonl").is_file()
+                         else bundled_dataset("demo"))
+    parser.add_argument("--questions", type=Path, default=questions)
+    parser.add_argument("--corpus", type=Path, default=corpus)
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--limit", type=int, default=1200, help="train questions read (held-out ones included)")
     parser.add_argument("--held-out", type=int, default=100)

@@ -10,14 +10,26 @@ scripts/train_answer_choice.py); the real graph's evidence differs where its pla
 from __future__ import annotations
 
 import json
+import random
 import sqlite3
 from pathlib import Path
 
 from deepresearch.agent.graph import candidates as C
+from deepresearch.agent.graph.answer_form import answer_choices
 from deepresearch.agent.graph.evidence import split_sentences
 from deepresearch.tools.index.query import fts_or_expression, query_terms
 
 SOURCES = 4
+
+
+def free_form_train_questions(questions: Path, seed: int) -> list[dict]:
+    """The train split's free-form questions (not yes/no, not "A or B": those have no candidate spans to
+    rank), shuffled with `seed`."""
+    with Path(questions).open() as lines:
+        rows = [q for q in map(json.loads, lines)
+                if q.get("split") == "train" and answer_choices(q["question"]) is None]
+    random.Random(seed).shuffle(rows)
+    return rows
 
 
 class SimulatedSearch:

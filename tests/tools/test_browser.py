@@ -184,21 +184,19 @@ async def test_binary_content_is_refused(browser, site, path):
 
 
 async def test_chromium_renders_javascript_pages_and_is_reused(chromium, site):
-    browser = chromium
     server, _ = site
-    out = await open_(browser, server.base + "/js-only")  # fast path finds no text, page has scripts
+    out = await open_(chromium, server.base + "/js-only")  # fast path finds no text, page has scripts
     assert out.ok, out.error
     assert out.output["method"] == "chromium" and "arctic terns" in out.output["text"]
-    forced = await open_(browser, server.base + "/article", render_js=True)
+    forced = await open_(chromium, server.base + "/article", render_js=True)
     assert forced.output["method"] == "chromium" and "rocky shores" in forced.output["text"]
-    assert browser.browser.launches == 1
+    assert chromium.browser.launches == 1
 
 
 async def test_chromium_cannot_reach_private_services(chromium, site):
-    browser = chromium
     server, victim = site
-    await open_(browser, server.base + "/steal", render_js=True)
-    blocked = await open_(browser, server.base + "/to-metadata", render_js=True)
+    await open_(chromium, server.base + "/steal", render_js=True)
+    blocked = await open_(chromium, server.base + "/to-metadata", render_js=True)
     assert blocked.error_kind == "blocked"
     assert victim.hits == {}  # neither the XHR nor the navigation reached the private port
 
