@@ -18,6 +18,7 @@ from typing import Any
 
 from ..config import EMBEDDED_MODEL_NAME
 from .base import ChatModel, ModelError
+from .embedded_forward import DEFAULT_FORWARD, ForwardKind
 from .embedded_jump import DEFAULT_JUMP_FORWARD, JumpForward
 from .types import ChatRequest, Completion, Message
 
@@ -35,6 +36,7 @@ class EmbeddedChatModel(ChatModel):
     def __init__(
         self, model: Any, tokenizer: Any, *, model_name: str, max_batch: int, threads: int,
         jump_forward: JumpForward = DEFAULT_JUMP_FORWARD, prefix_cache: bool = True,
+        forward: ForwardKind = DEFAULT_FORWARD,
     ) -> None:
         from .embedded_adapters import AdapterSet
         from .embedded_engine import BatchingEngine
@@ -60,7 +62,7 @@ class EmbeddedChatModel(ChatModel):
             vocab_size=int(config.vocab_size),
             limits=EngineLimits(
                 max_batch=max_batch, max_context=self.max_context, threads=threads, jump_forward=jump_forward,
-                prefix_cache=prefix_cache,
+                prefix_cache=prefix_cache, forward=forward,
             ),
         )
 
@@ -74,10 +76,12 @@ class EmbeddedChatModel(ChatModel):
         threads: int | None = None,
         jump_forward: JumpForward = DEFAULT_JUMP_FORWARD,
         prefix_cache: bool = True,
+        forward: ForwardKind = DEFAULT_FORWARD,
     ) -> EmbeddedChatModel:
         """Load fp32 weights and tokenizer from a safetensors directory. `jump_forward`: how text a JSON
         grammar forces skips forward passes ("verified", "forced" or "off"; see embedded_jump.py);
-        `prefix_cache`: reuse the keys/values of each role's system message (embedded_prefix.py)."""
+        `prefix_cache`: reuse the keys/values of each role's system message (embedded_prefix.py);
+        `forward`: "lean" (OpenBLAS products, embedded_forward.py) or "transformers"."""
         started = time.perf_counter()
         import torch
         from transformers import AutoModelForCausalLM, PreTrainedTokenizerFast
@@ -96,7 +100,7 @@ class EmbeddedChatModel(ChatModel):
         model.eval()
         chat_model = cls(
             model, tokenizer, model_name=model_name, max_batch=max_batch, threads=threads, jump_forward=jump_forward,
-            prefix_cache=prefix_cache,
+            prefix_cache=prefix_cache, forward=forward,
         )
         chat_model.load_s = time.perf_counter() - started
         return chat_model

@@ -29,6 +29,7 @@ import torch
 from .base import ModelError
 from .embedded_adapters import AdapterSet
 from .embedded_batch import KVBatch, new_cache
+from .embedded_forward import LeanForward, supports
 from .embedded_grammar import allocate_bitmask, mask_row
 from .embedded_jobs import EngineLimits, GenerationJob, GenerationResult
 from .embedded_jump import DraftMemo, accept_forced
@@ -93,6 +94,8 @@ class BatchingEngine:
         self._max_context = limits.max_context
         self._threads = limits.threads
         self._jump_forward = limits.jump_forward
+        # The lean forward (embedded_forward.py) serves every pass whose rows share one adapter arrangement.
+        self._lean = LeanForward(adapters.model) if limits.forward == "lean" and supports(adapters.model) else None
         self._drafts = DraftMemo(self._encode, lambda token: self._decode([token]))
         self._bitmask = allocate_bitmask(limits.max_batch, vocab_size)
         self.prefixes = PrefixCache() if limits.prefix_cache else None
@@ -195,11 +198,11 @@ class BatchingEngine:
         group = batch_from_prefixes(self._adapters.model.config, [self._prefix_states(row.job) for row in rows])
         feeds = [row.job.prompt_ids[start:] + row.unfed()
                  for row, start in zip(rows, group.next_positions.tolist(), strict=True)]
-        out = self._feed(group, rows, feeds)
+        logits = self._feed(group, rows, feeds)
         now = time.perf_counter()
         for row in rows:
             row.prefill_s, row.first_token_at = now - admitted_at, now
-        self._choose_tokens(rows, out.logits, group)
+        self._choose_tokens(rows, logits, group)
         if self._kv is None:
             self._kv = group
         else:
@@ -217,38 +220,35 @@ class BatchingEngine:
 
     def _prefill_alone(self, ids: list[int], adapter: str | None) -> LayerStates:
         cache = new_cache(self._adapters.model.config)
-        self._adapters.model(
-            input_ids=torch.tensor([ids], dtype=torch.long),
-            attention_mask=torch.ones((1, len(ids)), dtype=torch.long),
-            position_ids=torch.arange(len(ids)).unsqueeze(0),
-            past_key_values=cache,
-            use_cache=True,
-            logits_to_keep=1,
-            **self._adapters.prepare([adapter]),
-        )
+        self._forward(torch.tensor([ids], dtype=torch.long), torch.ones((1, len(ids)), dtype=torch.long),
+                      torch.arange(len(ids)).unsqueeze(0), cache, 1, [adapter])
         return [(layer.keys.clone(), layer.values.clone()) for layer in cache.layers]
 
-    def _feed(self, kv: KVBatch, rows: list[_Row], feeds: list[list[int]]) -> Any:
+    def _feed(self, kv: KVBatch, rows: list[_Row], feeds: list[list[int]]) -> torch.Tensor:
         """One forward pass that appends `feeds[i]` to row i of `kv` (left-padded to the widest feed)."""
         width = max(map(len, feeds))
         input_ids = torch.full((len(feeds), width), self._pad_id, dtype=torch.long)
         for i, feed in enumerate(feeds):  # left-padded: every row's last real token is the last column
             input_ids[i, width - len(feed) :] = torch.tensor(feed, dtype=torch.long)
         mask, positions = kv.step_inputs([len(feed) for feed in feeds])
+        return self._forward(input_ids, mask, positions, kv.cache, self._logits_to_keep(rows),
+                             [row.job.adapter for row in rows])
+
+    def _forward(self, input_ids: torch.Tensor, mask: torch.Tensor, positions: torch.Tensor, cache: Any,
+                 keep: int, row_adapters: list[str | None]) -> torch.Tensor:
+        """Logits of the last `keep` columns: the lean forward unless the rows mix adapters (peft's path)."""
+        extra = self._adapters.prepare(row_adapters)
+        if self._lean is not None and not extra:
+            return self._lean(input_ids, mask, positions, cache, keep)
         return self._adapters.model(
-            input_ids=input_ids,
-            attention_mask=mask,
-            position_ids=positions,
-            past_key_values=kv.cache,
-            use_cache=True,
-            logits_to_keep=self._logits_to_keep(rows),
-            **self._adapters.prepare([row.job.adapter for row in rows]),
-        )
+            input_ids=input_ids, attention_mask=mask, position_ids=positions, past_key_values=cache,
+            use_cache=True, logits_to_keep=keep, **extra,
+        ).logits
 
     def _decode_step(self) -> None:
         assert self._kv is not None
-        out = self._feed(self._kv, self._rows, [row.unfed() for row in self._rows])
-        self._choose_tokens(self._rows, out.logits, self._kv)
+        logits = self._feed(self._kv, self._rows, [row.unfed() for row in self._rows])
+        self._choose_tokens(self._rows, logits, self._kv)
         self._retire_finished()
         # Ragged steps leave masked holes in the shorter rows; once they add up to a good share of the
         # cache, one copy that squeezes them out is cheaper than attending over them every step.

@@ -47,7 +47,7 @@ def _build_embedded(settings: ModelSettings, *, cache_dir: Path, adapters_dir: P
     # The embedded engine only runs the packaged model, whatever `settings.name` says.
     model = EmbeddedChatModel.load(
         embedded_model_dir(cache_dir), max_batch=settings.max_batch, threads=settings.threads,
-        jump_forward=settings.jump_forward, prefix_cache=settings.prefix_cache,
+        jump_forward=settings.jump_forward, prefix_cache=settings.prefix_cache, forward=settings.forward,
     )
     if settings.adapter:
         path = (adapters_dir / settings.adapter) if adapters_dir is not None else None

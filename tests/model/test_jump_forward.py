@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import jsonschema
@@ -112,14 +113,19 @@ def all_requests() -> list[ChatRequest]:
 
 
 def count_passes(model: Any) -> tuple[list[list[int]], Any]:
-    """Record the real (unmasked) ids of every forward pass the engine makes."""
+    """Record the real (unmasked) ids of every forward pass the engine makes (whichever forward serves it);
+    `.remove()` stops recording."""
     fed: list[list[int]] = []
+    engine = model._engine
+    original = engine._forward
 
-    def capture(_module: Any, _args: Any, kwargs: dict[str, Any]) -> None:
-        ids, mask = kwargs["input_ids"][0], kwargs["attention_mask"][0]
-        fed.append(ids[mask[-len(ids) :].bool()].tolist())  # this step's real columns of row 0
+    def capture(input_ids: Any, mask: Any, *args: Any) -> Any:
+        ids, row_mask = input_ids[0], mask[0]
+        fed.append(ids[row_mask[-len(ids) :].bool()].tolist())  # this step's real columns of row 0
+        return original(input_ids, mask, *args)
 
-    return fed, model._adapters.model.register_forward_pre_hook(capture, with_kwargs=True)
+    engine._forward = capture
+    return fed, SimpleNamespace(remove=lambda: delattr(engine, "_forward"))
 
 
 async def test_verified_jump_forward_decodes_exactly_as_plain_in_fewer_passes(embedded, plain):

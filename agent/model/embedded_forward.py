@@ -1,0 +1,116 @@
+"""A lean forward pass for the embedded Llama-architecture model, with its matrix products in OpenBLAS.
+
+Why: a decode step of the 135M model is ~210 small matrix products (a few rows × 576 × up to 1536, and
+the 49k-row vocabulary projection). torch's CPU wheel sends fp32 products to MKL, which on this AMD CPU
+takes a slow generic path; numpy's OpenBLAS does the same product 2× faster at 1 row and 2-3× at 8
+(bench/model.py, `forward` rows). Everything else — embedding, RMSNorm, RoPE, attention (torch's SDPA
+with grouped KV heads), SiLU — stays in torch and reads the same tensors, so this is the transformers
+LlamaForCausalLM computation with another GEMM library, equal to it to ~1e-5 in the logits.
+
+The weights are not copied: every product reads the module's current weight tensor through a numpy
+view of its transpose, so an adapter merged into the weights (embedded_adapters.py) is what it computes
+with. Batches that mix adapters need peft's LoRA layers and go through transformers (`BatchingEngine`).
+
+Inputs follow the engine's conventions (embedded_batch.py): a 2D mask over the whole cache plus the
+columns fed now (0 = padding or a hole), per-row positions, and a cache whose layers grow in place.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+ForwardKind = Literal["lean", "transformers"]
+DEFAULT_FORWARD: ForwardKind = "lean"
+
+
+def supports(model: Any) -> bool:
+    """Whether `model` is a plain Llama causal LM this forward computes exactly (no biases, default RoPE)."""
+    config = getattr(model, "config", None)
+    if config is None or getattr(config, "model_type", None) != "llama":
+        return False
+    rope = getattr(config, "rope_parameters", None) or getattr(config, "rope_scaling", None) or {}
+    if rope.get("rope_type", "default") != "default":
+        return False
+    return not (getattr(config, "attention_bias", False) or getattr(config, "mlp_bias", False))
+
+
+def matmul_t(x: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
+    """x @ weight.T (a linear layer without bias) in OpenBLAS; no copy of the weight."""
+    rows = x.reshape(-1, x.shape[-1]).contiguous()
+    out = np.matmul(rows.numpy(), weight.detach().numpy().T)
+    return torch.from_numpy(out).view(*x.shape[:-1], weight.shape[0])
+
+
+def _rms_norm(x: torch.Tensor, norm: Any) -> torch.Tensor:
+    return norm.weight * (x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + norm.variance_epsilon))
+
+
+def _rotate(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
+    half = x.shape[-1] // 2
+    return x * cos + torch.cat((-x[..., half:], x[..., :half]), dim=-1) * sin
+
+
+def attention_mask(mask: torch.Tensor, fed: int) -> torch.Tensor | None:
+    """[rows, 1, fed, length] booleans: query column j (the j-th fed) sees key column c when c is real in
+    its row and not after it. A padding query sees itself, so no query row is empty (an empty row would
+    make NaNs that padding keys carry into later layers). None: every key is visible (plain decode)."""
+    length = mask.shape[1]
+    if fed == 1 and bool(mask.all()):
+        return None
+    keys = torch.arange(length)
+    queries = torch.arange(length - fed, length).unsqueeze(1)
+    visible = mask.bool()[:, None, None, :] & (keys <= queries)[None, None]
+    return visible | (keys == queries)[None, None]
+
+
+class LeanForward:
+    """Logits of the last `keep` columns for tokens fed on top of a KV cache (see the module docstring)."""
+
+    def __init__(self, model: Any) -> None:
+        if not supports(model):
+            raise ValueError("the lean forward computes plain Llama models only")
+        config = model.config
+        self._model = model.model
+        self._head = model.lm_head
+        self._heads = int(config.num_attention_heads)
+        self._kv_heads = int(config.num_key_value_heads)
+        self._head_dim = int(getattr(config, "head_dim", None) or config.hidden_size // config.num_attention_heads)
+        self._inv_freq = self._model.rotary_emb.inv_freq
+        self._scaling = float(getattr(self._model.rotary_emb, "attention_scaling", 1.0))
+        # The plain nn.Linear of each projection: peft keeps the very same module as its `base_layer`.
+        self._layers = [
+            (layer.input_layernorm, layer.post_attention_layernorm,
+             *(_base(getattr(layer.self_attn, p)) for p in ("q_proj", "k_proj", "v_proj", "o_proj")),
+             *(_base(getattr(layer.mlp, p)) for p in ("gate_proj", "up_proj", "down_proj")))
+            for layer in self._model.layers
+        ]
+
+    def __call__(self, input_ids: torch.Tensor, mask: torch.Tensor, positions: torch.Tensor, cache: Any,
+                 keep: int = 1) -> torch.Tensor:
+        rows, fed = input_ids.shape
+        heads, kv_heads, dim = self._heads, self._kv_heads, self._head_dim
+        x = self._model.embed_tokens(input_ids)
+        angles = positions[..., None].float() * self._inv_freq
+        angles = torch.cat((angles, angles), dim=-1)
+        cos, sin = (angles.cos() * self._scaling)[:, None], (angles.sin() * self._scaling)[:, None]
+        visible = attention_mask(mask, fed)
+        for index, (norm1, norm2, q_proj, k_proj, v_proj, o_proj, gate, up, down) in enumerate(self._layers):
+            h = _rms_norm(x, norm1)
+            q = matmul_t(h, q_proj.weight).view(rows, fed, heads, dim).transpose(1, 2)
+            k = matmul_t(h, k_proj.weight).view(rows, fed, kv_heads, dim).transpose(1, 2)
+            v = matmul_t(h, v_proj.weight).view(rows, fed, kv_heads, dim).transpose(1, 2)
+            keys, values = cache.layers[index].update(_rotate(k, cos, sin), v)
+            o = F.scaled_dot_product_attention(_rotate(q, cos, sin), keys, values, attn_mask=visible,
+                                               enable_gqa=kv_heads != heads)
+            x = x + matmul_t(o.transpose(1, 2).reshape(rows, fed, heads * dim), o_proj.weight)
+            h = _rms_norm(x, norm2)
+            x = x + matmul_t(F.silu(matmul_t(h, gate.weight)) * matmul_t(h, up.weight), down.weight)
+        return matmul_t(_rms_norm(x[:, -keep:], self._model.norm), self._head.weight)
+
+
+def _base(module: Any) -> Any:
+    return getattr(module, "base_layer", module)

@@ -1,0 +1,125 @@
+"""The lean forward (OpenBLAS products) against transformers' own, with the real SmolLM2-135M: the same
+logits through a left-padded prefill, a ragged jump-forward step with holes and plain decoding; the same
+with a merged adapter; and the same completions through the engine."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+import torch
+from deepresearch.agent.model.embedded_batch import KVBatch, new_cache
+from deepresearch.agent.model.embedded_forward import LeanForward, attention_mask, supports
+
+from .test_prefix_cache import recorded_calls, same
+
+
+@pytest.fixture(scope="module")
+def hf_model(model_dir: Path) -> Any:
+    from transformers import AutoModelForCausalLM
+
+    return AutoModelForCausalLM.from_pretrained(model_dir, dtype=torch.float32).eval()
+
+
+def transformers_logits(model: Any, ids: torch.Tensor, mask: torch.Tensor, positions: torch.Tensor, cache: Any,
+                        keep: int, **extra: Any) -> torch.Tensor:
+    return model(input_ids=ids, attention_mask=mask, position_ids=positions, past_key_values=cache, use_cache=True,
+                 logits_to_keep=keep, **extra).logits
+
+
+def steps() -> list[tuple[list[list[int]], int]]:
+    """(feeds per row, logits kept): a left-padded prefill of unequal prompts, a ragged step (row 0 feeds a
+    3-token run, row 1 one token: two holes in row 1), then two plain decode steps."""
+    gen = torch.Generator().manual_seed(0)
+    prompt = [torch.randint(10, 40_000, (n,), generator=gen).tolist() for n in (23, 9)]
+    return [(prompt, 1), ([[11, 12, 13], [14]], 3), ([[15], [16]], 1), ([[17], [18]], 1)]
+
+
+def run(forward: Any, model: Any) -> list[torch.Tensor]:
+    kv = KVBatch(new_cache(model.config), torch.zeros((2, 0), dtype=torch.long), torch.zeros(2, dtype=torch.long))
+    out = []
+    for feeds, keep in steps():
+        width = max(map(len, feeds))
+        ids = torch.zeros((2, width), dtype=torch.long)
+        for i, feed in enumerate(feeds):
+            ids[i, width - len(feed):] = torch.tensor(feed)
+        mask, positions = kv.step_inputs([len(f) for f in feeds])
+        out.append(forward(ids, mask, positions, kv.cache, keep))
+    return out
+
+
+def real_columns(logits: list[torch.Tensor]) -> list[torch.Tensor]:
+    """Row 1's kept columns of the ragged step are padding there: compare only real ones."""
+    return [logits[0], logits[1][0], logits[1][1, -1], logits[2], logits[3]]
+
+
+@torch.inference_mode()
+def test_the_lean_forward_gives_transformers_logits_through_padding_holes_and_decoding(hf_model):
+    lean = LeanForward(hf_model)
+    expected = run(lambda *a: transformers_logits(hf_model, *a), hf_model)
+    got = run(lean, hf_model)
+    for e, g in zip(real_columns(expected), real_columns(got), strict=True):
+        assert torch.isfinite(g).all()
+        assert torch.allclose(e, g, atol=2e-3), float((e - g).abs().max())
+        assert int(e.argmax(-1).flatten()[0]) == int(g.argmax(-1).flatten()[0])
+
+
+def test_a_padding_query_sees_itself_so_no_attention_row_is_empty():
+    mask = torch.tensor([[0, 0, 1, 1], [1, 1, 1, 1]])
+    visible = attention_mask(mask, fed=4)
+    assert visible.shape == (2, 1, 4, 4)
+    assert visible.any(dim=-1).all()
+    assert visible[0, 0, 3].tolist() == [False, False, True, True]  # real query: real keys up to itself
+    assert visible[0, 0, 0].tolist() == [True, False, False, False]  # padding query: only itself
+    assert attention_mask(torch.ones((2, 5), dtype=torch.long), fed=1) is None  # plain decode: no mask
+
+
+def test_only_plain_llama_models_are_supported(hf_model):
+    assert supports(hf_model)
+    assert not supports(SimpleNamespace(config=SimpleNamespace(model_type="gpt2")))
+    assert not supports(SimpleNamespace(config=SimpleNamespace(model_type="llama", attention_bias=True)))
+    assert not supports(SimpleNamespace(config=SimpleNamespace(model_type="llama",
+                                                               rope_parameters={"rope_type": "llama3"})))
+    with pytest.raises(ValueError, match="plain Llama"):
+        LeanForward(SimpleNamespace(config=SimpleNamespace(model_type="gpt2")))
+
+
+@torch.inference_mode()
+def test_a_merged_adapter_is_what_the_lean_forward_computes_with(model_dir, lora_dir):
+    from deepresearch.agent.model.embedded_adapters import AdapterSet
+    from transformers import AutoModelForCausalLM
+
+    adapters = AdapterSet(AutoModelForCausalLM.from_pretrained(model_dir, dtype=torch.float32).eval())
+    lean = LeanForward(adapters.model)  # built before the adapter wraps the model, as the engine does
+    adapters.load("a", lora_dir)
+    extra = adapters.prepare(["a", None])  # mixed rows: peft's unmerged LoRA path is the reference
+    assert extra
+    expected = run(lambda *a: transformers_logits(adapters.model, *a, **extra), adapters.model)
+    assert adapters.prepare(["a", "a"]) == {}  # one adapter: merged into the weights the lean forward reads
+    merged = run(lean, adapters.model)
+    assert adapters.prepare([None, None]) == {}  # LoRA off: the base weights again
+    base = run(lean, adapters.model)
+    assert torch.allclose(expected[3][0], merged[3][0], atol=2e-3)  # row 0 is the adapter's row
+    assert not torch.allclose(merged[3][0], base[3][0], atol=1e-2)
+
+
+@pytest.fixture(scope="module")
+def transformers_engine(model_dir: Path) -> Iterator[Any]:
+    from deepresearch.agent.model.embedded import EmbeddedChatModel
+
+    model = EmbeddedChatModel.load(model_dir, max_batch=8, forward="transformers")
+    assert model._engine._lean is None
+    yield model
+    model._engine.close()
+
+
+async def test_the_engine_gives_the_same_completions_with_either_forward(embedded, transformers_engine):
+    assert embedded._engine._lean is not None  # the default
+    calls = recorded_calls()
+    expected = await transformers_engine.chat_many(calls)
+    got = await embedded.chat_many(calls)
+    assert all(c.parsed is not None for c in got)
+    assert all(same(g, e) for g, e in zip(got, expected, strict=True))
