@@ -180,13 +180,15 @@ async def run_agent_calls(args: argparse.Namespace, model_dir: Path, bound: floa
     calls = load_workload()[: args.calls]
     reqs = requests(calls)
     columns: dict[str, Any] = {}
-    engines = [(mode, prefix) for mode in args.jump_modes.split(",") for prefix in args.prefix_cache.split(",")]
-    for mode, prefix in engines:
-        model = EmbeddedChatModel.load(model_dir, max_batch=8, jump_forward=mode, prefix_cache=prefix == "on")
+    engines = [(mode, prefix, forward) for mode in args.jump_modes.split(",")
+               for prefix in args.prefix_cache.split(",") for forward in args.forward.split(",")]
+    for mode, prefix, forward in engines:
+        model = EmbeddedChatModel.load(model_dir, max_batch=8, jump_forward=mode, prefix_cache=prefix == "on",
+                                       forward=forward)
         await replay(model, reqs[:2], 2)  # first-call costs (allocations, grammar compiles)
         if prefix == "on":
             model.clear_prefix_cache()  # the warm-up's prefixes would be hits the measured pass did not earn
-        name = mode if prefix == "on" else f"{mode}-noprefix"
+        name = mode + ("" if prefix == "on" else "-noprefix") + ("" if forward == "lean" else f"-{forward}")
         for batch in (1, 8):
             columns[f"{name}@{batch}"] = await replay(model, reqs, batch)
             print(f"engine {name}, batch {batch}: {columns[f'{name}@{batch}'].wall_s:.1f} s", file=sys.stderr)
@@ -212,13 +214,14 @@ async def run_agent_calls(args: argparse.Namespace, model_dir: Path, bound: floa
         print(f"{label:34}" + "".join(f"{cell(r, int(n.split('@')[1])):>12}" for n, r in columns.items()))
     pairs = [(f"off@{b}", f"{m}@{b}") for b in (1, 8) for m in ("forced", "verified", "vllm")]
     pairs += [(f"{m}-noprefix@{b}", f"{m}@{b}") for b in (1, 8) for m in ("off", "forced", "verified")]
+    pairs += [(f"{m}-transformers@{b}", f"{m}@{b}") for b in (1, 8) for m in ("off", "forced", "verified")]
     pairs += [(f"{m}@1", f"{m}@8") for m in ("off", "forced", "verified", "vllm")]
     by_role(calls, columns)
     for a, b in pairs:
         if a in columns and b in columns:
             diff = differences(calls, columns[a], columns[b])
             print(f"same parsed output, {a} vs {b}: {len(calls) - len(diff)}/{len(calls)}")
-            if diff and (a == "off@1" or "noprefix" in a):
+            if diff and (a == "off@1" or "noprefix" in a or "transformers" in a):
                 print("\n".join(diff))
 
 
@@ -348,6 +351,8 @@ def main() -> None:
     parser.add_argument("--skip-vllm", action="store_true")
     parser.add_argument("--workload", choices=["all", "synthetic", "agent"], default="all")
     parser.add_argument("--jump-modes", default="off,forced,verified", help="agent workload: engines to compare")
+    parser.add_argument("--forward", default="lean", help="agent workload: lean, transformers or lean,transformers "
+                        "(embedded_forward.py)")
     parser.add_argument("--prefix-cache", default="on", help="agent workload: on, off or on,off (each jump mode "
                         "with and without reuse of the system message's keys/values; off columns: MODE-noprefix)")
     parser.add_argument("--calls", type=int, default=None, help="agent workload: only the first N recorded calls")

@@ -191,6 +191,8 @@ class EmbeddedChatModel(ChatModel):
         def forward() -> list[list[float]]:
             import torch
 
+            from .embedded_batch import new_cache
+
             rows = [prompt_ids + tail for tail in tails]
             width = max(map(len, rows))
             ids = torch.full((len(rows), width), self._engine.pad_id, dtype=torch.long)
@@ -198,12 +200,13 @@ class EmbeddedChatModel(ChatModel):
             for i, row in enumerate(rows):  # right padding: positions stay 0..n-1 for every row
                 ids[i, : len(row)] = torch.tensor(row)
                 mask[i, : len(row)] = 1
+            positions = torch.arange(width).expand(len(rows), width)
             # Only the columns from the prompt's last token on predict tail tokens: the vocabulary projection
             # and log-softmax of the prompt's other columns would be thrown away.
             keep = width - len(prompt_ids) + 1
-            with torch.no_grad():
-                logits = self._adapters.model(input_ids=ids, attention_mask=mask, logits_to_keep=keep,
-                                              **self._adapters.prepare([adapter] * len(rows))).logits
+            with torch.inference_mode():
+                logits = self._engine.forward(ids, mask, positions, new_cache(self._adapters.model.config), keep,
+                                              [adapter] * len(rows))
             logp = torch.log_softmax(logits.float(), dim=-1)  # column j predicts tail token j
             return [[float(logp[i, j, tok]) for j, tok in enumerate(tail)] for i, tail in enumerate(tails)]
 

@@ -193,21 +193,28 @@ class BatchingEngine:
         rows = [_Row(job, RowSampler(job.sampling), admitted_at) for job in jobs]
         for row in rows:  # e.g. `{"answer":"` before the first choice: prefilled with the prompt
             self._jump(row)
-        # Each row's cached prefix (if any) is in the group's cache; the rest of its prompt goes in as one
-        # ragged step, which without prefixes is the plain left-padded prefill.
-        group = batch_from_prefixes(self._adapters.model.config, [self._prefix_states(row.job) for row in rows])
-        feeds = [row.job.prompt_ids[start:] + row.unfed()
-                 for row, start in zip(rows, group.next_positions.tolist(), strict=True)]
-        logits = self._feed(group, rows, feeds)
-        now = time.perf_counter()
+        # Rows whose cached prefix and remaining feed have the same lengths are prefilled together, others
+        # apart: a left-padded group costs every row the longest feed (padding columns are computed too),
+        # while a prefill of a few hundred tokens keeps the cores as busy alone as in a group.
+        shapes: dict[tuple[int, int], list[tuple[_Row, LayerStates | None, list[int]]]] = {}
         for row in rows:
-            row.prefill_s, row.first_token_at = now - admitted_at, now
-        self._choose_tokens(rows, logits, group)
-        if self._kv is None:
-            self._kv = group
-        else:
-            self._kv.merge(group)
-        self._rows.extend(rows)
+            prefix = self._prefix_states(row.job)
+            start = prefix[0][0].shape[2] if prefix else 0
+            feed = row.job.prompt_ids[start:] + row.unfed()
+            shapes.setdefault((start, len(feed)), []).append((row, prefix, feed))
+        for members in shapes.values():
+            group_rows = [row for row, _, _ in members]
+            group = batch_from_prefixes(self._adapters.model.config, [prefix for _, prefix, _ in members])
+            logits = self._feed(group, group_rows, [feed for _, _, feed in members])
+            now = time.perf_counter()
+            for row in group_rows:
+                row.prefill_s, row.first_token_at = now - admitted_at, now
+            self._choose_tokens(group_rows, logits, group)
+            if self._kv is None:
+                self._kv = group
+            else:
+                self._kv.merge(group)
+            self._rows.extend(group_rows)
         self._retire_finished()
 
     def _prefix_states(self, job: GenerationJob) -> LayerStates | None:
@@ -220,7 +227,7 @@ class BatchingEngine:
 
     def _prefill_alone(self, ids: list[int], adapter: str | None) -> LayerStates:
         cache = new_cache(self._adapters.model.config)
-        self._forward(torch.tensor([ids], dtype=torch.long), torch.ones((1, len(ids)), dtype=torch.long),
+        self.forward(torch.tensor([ids], dtype=torch.long), torch.ones((1, len(ids)), dtype=torch.long),
                       torch.arange(len(ids)).unsqueeze(0), cache, 1, [adapter])
         return [(layer.keys.clone(), layer.values.clone()) for layer in cache.layers]
 
@@ -231,12 +238,13 @@ class BatchingEngine:
         for i, feed in enumerate(feeds):  # left-padded: every row's last real token is the last column
             input_ids[i, width - len(feed) :] = torch.tensor(feed, dtype=torch.long)
         mask, positions = kv.step_inputs([len(feed) for feed in feeds])
-        return self._forward(input_ids, mask, positions, kv.cache, self._logits_to_keep(rows),
+        return self.forward(input_ids, mask, positions, kv.cache, self._logits_to_keep(rows),
                              [row.job.adapter for row in rows])
 
-    def _forward(self, input_ids: torch.Tensor, mask: torch.Tensor, positions: torch.Tensor, cache: Any,
+    def forward(self, input_ids: torch.Tensor, mask: torch.Tensor, positions: torch.Tensor, cache: Any,
                  keep: int, row_adapters: list[str | None]) -> torch.Tensor:
-        """Logits of the last `keep` columns: the lean forward unless the rows mix adapters (peft's path)."""
+        """Logits of the last `keep` columns: the lean forward unless the rows mix adapters (peft's path).
+        Only on the worker thread (a decode step, or a `call`)."""
         extra = self._adapters.prepare(row_adapters)
         if self._lean is not None and not extra:
             return self._lean(input_ids, mask, positions, cache, keep)

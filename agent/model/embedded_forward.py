@@ -3,8 +3,8 @@
 Why: a decode step of the 135M model is ~210 small matrix products (a few rows × 576 × up to 1536, and
 the 49k-row vocabulary projection). torch's CPU wheel sends fp32 products to MKL, which on this AMD CPU
 takes a slow generic path; numpy's OpenBLAS does the same product 2× faster at 1 row and 2-3× at 8
-(bench/model.py, `forward` rows). Everything else — embedding, RMSNorm, RoPE, attention (torch's SDPA
-with grouped KV heads), SiLU — stays in torch and reads the same tensors, so this is the transformers
+(bench/model.py, `forward` rows). Everything else — embedding, RMSNorm, RoPE, attention (torch's SDPA,
+`grouped_attention`), SiLU — stays in torch and reads the same tensors, so this is the transformers
 LlamaForCausalLM computation with another GEMM library, equal to it to ~1e-5 in the logits.
 
 The weights are not copied: every product reads the module's current weight tensor through a numpy
@@ -67,6 +67,22 @@ def attention_mask(mask: torch.Tensor, fed: int) -> torch.Tensor | None:
     return visible | (keys == queries)[None, None]
 
 
+def grouped_attention(q: torch.Tensor, keys: torch.Tensor, values: torch.Tensor,
+                      visible: torch.Tensor | None) -> torch.Tensor:
+    """Attention of q [rows, heads, fed, dim] over keys/values [rows, kv_heads, length, dim] for grouped
+    KV heads (query head h reads KV head h // group). The group's queries become extra query rows of
+    their KV head, so the keys/values are read once per KV head: 1.5× faster than SDPA's `enable_gqa`
+    with a mask at 8 rows × 900 columns on this CPU, where a decode step is bound by reading the cache."""
+    rows, heads, fed, dim = q.shape
+    kv_heads = keys.shape[1]
+    group = heads // kv_heads
+    q = q.reshape(rows, kv_heads, group * fed, dim)  # row g·fed + t of KV head j is query head j·group + g
+    if visible is not None and group > 1:
+        visible = visible.repeat(1, 1, group, 1)
+    out = F.scaled_dot_product_attention(q, keys, values, attn_mask=visible)
+    return out.view(rows, heads, fed, dim)
+
+
 class LeanForward:
     """Logits of the last `keep` columns for tokens fed on top of a KV cache (see the module docstring)."""
 
@@ -104,8 +120,7 @@ class LeanForward:
             k = matmul_t(h, k_proj.weight).view(rows, fed, kv_heads, dim).transpose(1, 2)
             v = matmul_t(h, v_proj.weight).view(rows, fed, kv_heads, dim).transpose(1, 2)
             keys, values = cache.layers[index].update(_rotate(k, cos, sin), v)
-            o = F.scaled_dot_product_attention(_rotate(q, cos, sin), keys, values, attn_mask=visible,
-                                               enable_gqa=kv_heads != heads)
+            o = grouped_attention(_rotate(q, cos, sin), keys, values, visible)
             x = x + matmul_t(o.transpose(1, 2).reshape(rows, fed, heads * dim), o_proj.weight)
             h = _rms_norm(x, norm2)
             x = x + matmul_t(F.silu(matmul_t(h, gate.weight)) * matmul_t(h, up.weight), down.weight)

@@ -117,15 +117,15 @@ def count_passes(model: Any) -> tuple[list[list[int]], Any]:
     `.remove()` stops recording."""
     fed: list[list[int]] = []
     engine = model._engine
-    original = engine._forward
+    original = engine.forward
 
     def capture(input_ids: Any, mask: Any, *args: Any) -> Any:
         ids, row_mask = input_ids[0], mask[0]
         fed.append(ids[row_mask[-len(ids) :].bool()].tolist())  # this step's real columns of row 0
         return original(input_ids, mask, *args)
 
-    engine._forward = capture
-    return fed, SimpleNamespace(remove=lambda: delattr(engine, "_forward"))
+    engine.forward = capture
+    return fed, SimpleNamespace(remove=lambda: delattr(engine, "forward"))
 
 
 async def test_verified_jump_forward_decodes_exactly_as_plain_in_fewer_passes(embedded, plain):
