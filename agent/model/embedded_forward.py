@@ -109,22 +109,61 @@ class LeanForward:
                  keep: int = 1) -> torch.Tensor:
         rows, fed = input_ids.shape
         heads, kv_heads, dim = self._heads, self._kv_heads, self._head_dim
-        x = self._model.embed_tokens(input_ids)
-        angles = positions[..., None].float() * self._inv_freq
+        # The fed columns that are tokens. A ragged step (one row drafting 30 tokens beside rows feeding 1)
+        # is padded to its widest row, but only the attention sees that shape: every other operation runs
+        # on the real tokens alone, packed, so padding costs no matrix-product work.
+        tokens = _Packing(mask[:, -fed:].bool())
+        x = self._model.embed_tokens(tokens.pack(input_ids.reshape(rows * fed)))
+        angles = tokens.pack(positions.reshape(rows * fed))[:, None].float() * self._inv_freq
         angles = torch.cat((angles, angles), dim=-1)
         cos, sin = (angles.cos() * self._scaling)[:, None], (angles.sin() * self._scaling)[:, None]
         visible = attention_mask(mask, fed)
+        n = x.shape[0]
         for index, (norm1, norm2, q_proj, k_proj, v_proj, o_proj, gate, up, down) in enumerate(self._layers):
             h = _rms_norm(x, norm1)
-            q = matmul_t(h, q_proj.weight).view(rows, fed, heads, dim).transpose(1, 2)
-            k = matmul_t(h, k_proj.weight).view(rows, fed, kv_heads, dim).transpose(1, 2)
-            v = matmul_t(h, v_proj.weight).view(rows, fed, kv_heads, dim).transpose(1, 2)
-            keys, values = cache.layers[index].update(_rotate(k, cos, sin), v)
-            o = grouped_attention(_rotate(q, cos, sin), keys, values, visible)
-            x = x + matmul_t(o.transpose(1, 2).reshape(rows, fed, heads * dim), o_proj.weight)
+            q = _rotate(matmul_t(h, q_proj.weight).view(n, heads, dim), cos, sin)
+            k = _rotate(matmul_t(h, k_proj.weight).view(n, kv_heads, dim), cos, sin)
+            v = matmul_t(h, v_proj.weight).view(n, kv_heads, dim)
+            keys, values = cache.layers[index].update(tokens.unpack(k, fed), tokens.unpack(v, fed))
+            o = grouped_attention(tokens.unpack(q, fed), keys, values, visible)  # [rows, heads, fed, dim]
+            x = x + matmul_t(tokens.pack(o.transpose(1, 2).reshape(rows * fed, heads * dim)), o_proj.weight)
             h = _rms_norm(x, norm2)
             x = x + matmul_t(F.silu(matmul_t(h, gate.weight)) * matmul_t(h, up.weight), down.weight)
-        return matmul_t(_rms_norm(x[:, -keep:], self._model.norm), self._head.weight)
+        # Logits of each row's last `keep` columns; a padding column among them stays 0 (nobody reads it).
+        wanted = torch.zeros_like(tokens.real)
+        wanted[:, fed - keep :] = True
+        wanted &= tokens.real
+        hidden = x[tokens.slot[wanted.reshape(-1)]] if not tokens.dense else x.view(rows, fed, -1)[:, fed - keep :]
+        logits = matmul_t(_rms_norm(hidden, self._model.norm), self._head.weight)
+        if tokens.dense:
+            return logits
+        out = logits.new_zeros((rows, keep, logits.shape[-1]))
+        out[wanted[:, fed - keep :]] = logits
+        return out
+
+
+class _Packing:
+    """Between a step's [rows, fed] columns (flattened row-major) and its real tokens packed in order."""
+
+    def __init__(self, real: torch.Tensor) -> None:
+        self.real = real
+        self.rows = real.shape[0]
+        self.dense = bool(real.all())  # no padding: packing is the identity (plain decoding, equal prefills)
+        flat = real.reshape(-1)
+        self.index = flat.nonzero().squeeze(1)  # flat column of each packed token
+        self.slot = torch.full((flat.numel(),), -1, dtype=torch.long)  # packed position of each flat column
+        self.slot[self.index] = torch.arange(len(self.index))
+
+    def pack(self, flat: torch.Tensor) -> torch.Tensor:
+        return flat if self.dense else flat[self.index]
+
+    def unpack(self, packed: torch.Tensor, fed: int) -> torch.Tensor:
+        """[tokens, heads, dim] → [rows, heads, fed, dim], zeros in padding columns."""
+        if not self.dense:
+            full = packed.new_zeros((self.rows * fed, *packed.shape[1:]))
+            full[self.index] = packed
+            packed = full
+        return packed.view(self.rows, fed, *packed.shape[1:]).transpose(1, 2)
 
 
 def _base(module: Any) -> Any:

@@ -30,6 +30,7 @@ def test_config_file_that_is_not_utf8(tmp_path: Path):
     ("DEEPRESEARCH_DATADIR", "/tmp", "unknown setting 'datadir'"),
     ("DEEPRESEARCH_MODEL__NAEM", "x", "unknown setting 'model.naem'"),
     ("DEEPRESEARCH_MODEL__MAX_BATCH", "many", "model.max_batch"),
+    ("DEEPRESEARCH_MODEL__FORWARD", "fast", "model.forward"),
 ])
 def test_bad_environment_values_name_the_variable(tmp_path: Path, name: str, value: str, message: str):
     proc = cli("runs", "list", env=clean_env(tmp_path, **{name: value}))

@@ -123,3 +123,17 @@ async def test_the_engine_gives_the_same_completions_with_either_forward(embedde
     got = await embedded.chat_many(calls)
     assert all(c.parsed is not None for c in got)
     assert all(same(g, e) for g, e in zip(got, expected, strict=True))
+
+
+async def test_the_model_forward_setting_reaches_the_engine():
+    from deepresearch.agent.config import ModelSettings
+    from deepresearch.agent.model.factory import build_model
+
+    from .conftest import model_cache_dir
+
+    model = build_model(ModelSettings(forward="transformers"), cache_dir=model_cache_dir())
+    try:
+        assert model._engine._lean is None
+        assert (await model.complete(recorded_calls()[0])).parsed is not None
+    finally:
+        await model.close()
