@@ -2,6 +2,7 @@
 concurrency 1 and 8, and decode speed as a fraction of this machine's memory-bandwidth bound.
 
     .venv/bin/python bench/model.py [--workload all|synthetic|agent] [--max-tokens 64] [--skip-vllm] [--runs 2]
+        [--engines off-transformers,verified]
 
 Synthetic workload (story prompts, free text):
 
@@ -182,6 +183,8 @@ async def run_agent_calls(args: argparse.Namespace, model_dir: Path, bound: floa
     columns: dict[str, Any] = {}
     engines = [(mode, prefix, forward) for mode in args.jump_modes.split(",")
                for prefix in args.prefix_cache.split(",") for forward in args.forward.split(",")]
+    if args.engines:
+        engines = [parse_engine(name) for name in args.engines.split(",")]
     for mode, prefix, forward in engines:
         model = EmbeddedChatModel.load(model_dir, max_batch=8, jump_forward=mode, prefix_cache=prefix == "on",
                                        forward=forward)
@@ -215,6 +218,8 @@ async def run_agent_calls(args: argparse.Namespace, model_dir: Path, bound: floa
     pairs = [(f"off@{b}", f"{m}@{b}") for b in (1, 8) for m in ("forced", "verified", "vllm")]
     pairs += [(f"{m}-noprefix@{b}", f"{m}@{b}") for b in (1, 8) for m in ("off", "forced", "verified")]
     pairs += [(f"{m}-transformers@{b}", f"{m}@{b}") for b in (1, 8) for m in ("off", "forced", "verified")]
+    # before the speed work (jump-forward off, transformers' forward) against the default and vLLM
+    pairs += [(f"off-transformers@{b}", f"{m}@{b}") for b in (1, 8) for m in ("verified", "vllm")]
     pairs += [(f"{m}@1", f"{m}@8") for m in ("off", "forced", "verified", "vllm")]
     by_role(calls, columns)
     for a, b in pairs:
@@ -223,6 +228,15 @@ async def run_agent_calls(args: argparse.Namespace, model_dir: Path, bound: floa
             print(f"same parsed output, {a} vs {b}: {len(calls) - len(diff)}/{len(calls)}")
             if diff and (a == "off@1" or "noprefix" in a or "transformers" in a):
                 print("\n".join(diff))
+
+
+def parse_engine(name: str) -> tuple[str, str, str]:
+    """A column name back to its engine: "off-transformers" → (off, on, transformers)."""
+    mode, *flags = name.split("-")
+    unknown = set(flags) - {"noprefix", "transformers"}
+    if mode not in ("off", "forced", "verified") or unknown:
+        raise SystemExit(f"bench/model.py: unknown engine {name!r} (e.g. verified, off-transformers, forced-noprefix)")
+    return mode, "off" if "noprefix" in flags else "on", "transformers" if "transformers" in flags else "lean"
 
 
 def by_role(calls: list[dict[str, Any]], columns: dict[str, Any]) -> None:
@@ -351,6 +365,8 @@ def main() -> None:
     parser.add_argument("--skip-vllm", action="store_true")
     parser.add_argument("--workload", choices=["all", "synthetic", "agent"], default="all")
     parser.add_argument("--jump-modes", default="off,forced,verified", help="agent workload: engines to compare")
+    parser.add_argument("--engines", default="", help="agent workload: these engines only, by column name "
+                        "(e.g. off-transformers,verified), instead of every combination of the three options below")
     parser.add_argument("--forward", default="lean", help="agent workload: lean, transformers or lean,transformers "
                         "(embedded_forward.py)")
     parser.add_argument("--prefix-cache", default="on", help="agent workload: on, off or on,off (each jump mode "

@@ -3,7 +3,8 @@
 `EmbeddedChatModel.load(model_dir)` reads the converted safetensors (see embedded_weights.py) in a
 couple of seconds. Every `complete()` call, from any number of coroutines, goes to one batching
 engine thread; prompts are the tokenizer's chat template, and the token ids in the returned
-`Completion` are exactly those fed to and produced by the model.
+`Completion` are exactly those fed to and produced by the model. The forward pass is the lean one
+(embedded_forward.py) unless `forward="transformers"` or the batch mixes adapters.
 """
 
 from __future__ import annotations
