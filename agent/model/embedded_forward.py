@@ -28,14 +28,17 @@ DEFAULT_FORWARD: ForwardKind = "lean"
 
 
 def supports(model: Any) -> bool:
-    """Whether `model` is a plain Llama causal LM this forward computes exactly (no biases, default RoPE)."""
+    """Whether `model` is a plain Llama causal LM on the CPU, which this forward computes exactly (no biases,
+    default RoPE; numpy reads only CPU memory)."""
     config = getattr(model, "config", None)
     if config is None or getattr(config, "model_type", None) != "llama":
         return False
     rope = getattr(config, "rope_parameters", None) or getattr(config, "rope_scaling", None) or {}
     if rope.get("rope_type", "default") != "default":
         return False
-    return not (getattr(config, "attention_bias", False) or getattr(config, "mlp_bias", False))
+    if getattr(config, "attention_bias", False) or getattr(config, "mlp_bias", False):
+        return False
+    return all(p.device.type == "cpu" for p in model.parameters())
 
 
 def matmul_t(x: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
