@@ -3,9 +3,10 @@
 Why: a decode step of the 135M model is ~210 small matrix products (a few rows × 576 × up to 1536, and
 the 49k-row vocabulary projection). torch's CPU wheel sends fp32 products to MKL, which on this AMD CPU
 takes a slow generic path; numpy's OpenBLAS does the same product ~2× faster at 1 and at 8 rows
-(`bench/model.py --workload agent --forward lean,transformers` compares the two forwards end to end). Everything else — embedding, RMSNorm, RoPE, attention (torch's SDPA,
-`grouped_attention`), SiLU — stays in torch and reads the same tensors, so this is the transformers
-LlamaForCausalLM computation with another GEMM library, equal to it to ~1e-5 in the logits.
+(`bench/model.py --workload agent --forward lean,transformers` compares the two forwards end to end).
+Everything else — embedding, RMSNorm, RoPE, attention (torch's SDPA, `grouped_attention`), SiLU — stays
+in torch and reads the same tensors, so this is the transformers LlamaForCausalLM computation with another
+GEMM library, equal to it to ~1e-5 in the logits.
 
 The weights are not copied: every product reads the module's current weight tensor through a numpy
 view of its transpose, so an adapter merged into the weights (embedded_adapters.py) is what it computes
