@@ -29,7 +29,7 @@ import torch
 from .base import ModelError
 from .embedded_adapters import AdapterSet
 from .embedded_batch import KVBatch, new_cache
-from .embedded_forward import LeanForward, supports
+from .embedded_forward import ModelForward
 from .embedded_grammar import allocate_bitmask, mask_row
 from .embedded_jobs import EngineLimits, GenerationJob, GenerationResult
 from .embedded_jump import DraftMemo, accept_forced
@@ -94,8 +94,7 @@ class BatchingEngine:
         self._max_context = limits.max_context
         self._threads = limits.threads
         self._jump_forward = limits.jump_forward
-        # The lean forward (embedded_forward.py) serves every pass whose rows share one adapter arrangement.
-        self._lean = LeanForward(adapters.model) if limits.forward == "lean" and supports(adapters.model) else None
+        self.forward = ModelForward(adapters, limits.forward)  # every pass, on this thread (or in a `call`)
         self._drafts = DraftMemo(self._encode, lambda token: self._decode([token]))
         self._bitmask = allocate_bitmask(limits.max_batch, vocab_size)
         self.prefixes = PrefixCache() if limits.prefix_cache else None
@@ -240,18 +239,6 @@ class BatchingEngine:
         mask, positions = kv.step_inputs([len(feed) for feed in feeds])
         return self.forward(input_ids, mask, positions, kv.cache, self._logits_to_keep(rows),
                              [row.job.adapter for row in rows])
-
-    def forward(self, input_ids: torch.Tensor, mask: torch.Tensor, positions: torch.Tensor, cache: Any,
-                 keep: int, row_adapters: list[str | None]) -> torch.Tensor:
-        """Logits of the last `keep` columns: the lean forward unless the rows mix adapters (peft's path).
-        Only on the worker thread (a decode step, or a `call`)."""
-        extra = self._adapters.prepare(row_adapters)
-        if self._lean is not None and not extra:
-            return self._lean(input_ids, mask, positions, cache, keep)
-        return self._adapters.model(
-            input_ids=input_ids, attention_mask=mask, position_ids=positions, past_key_values=cache,
-            use_cache=True, logits_to_keep=keep, **extra,
-        ).logits
 
     def _decode_step(self) -> None:
         assert self._kv is not None

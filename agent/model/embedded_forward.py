@@ -24,6 +24,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from .embedded_adapters import AdapterSet
+
 ForwardKind = Literal["lean", "transformers"]
 DEFAULT_FORWARD: ForwardKind = "lean"
 
@@ -128,21 +130,19 @@ class LeanForward:
             q = _rotate(matmul_t(h, q_proj.weight).view(n, heads, dim), cos, sin)
             k = _rotate(matmul_t(h, k_proj.weight).view(n, kv_heads, dim), cos, sin)
             v = matmul_t(h, v_proj.weight).view(n, kv_heads, dim)
-            keys, values = cache.layers[index].update(tokens.unpack(k, fed), tokens.unpack(v, fed))
-            o = grouped_attention(tokens.unpack(q, fed), keys, values, visible)  # [rows, heads, fed, dim]
+            keys, values = cache.layers[index].update(tokens.unpack(k), tokens.unpack(v))
+            o = grouped_attention(tokens.unpack(q), keys, values, visible)  # [rows, heads, fed, dim]
             x = x + matmul_t(tokens.pack(o.transpose(1, 2).reshape(rows * fed, heads * dim)), o_proj.weight)
             h = _rms_norm(x, norm2)
             x = x + matmul_t(F.silu(matmul_t(h, gate.weight)) * matmul_t(h, up.weight), down.weight)
         # Logits of each row's last `keep` columns; a padding column among them stays 0 (nobody reads it).
-        wanted = torch.zeros_like(tokens.real)
-        wanted[:, fed - keep :] = True
-        wanted &= tokens.real
-        hidden = x[tokens.slot[wanted.reshape(-1)]] if not tokens.dense else x.view(rows, fed, -1)[:, fed - keep :]
-        logits = matmul_t(_rms_norm(hidden, self._model.norm), self._head.weight)
         if tokens.dense:
-            return logits
+            return matmul_t(_rms_norm(x.view(rows, fed, -1)[:, fed - keep :], self._model.norm), self._head.weight)
+        last = tokens.real.clone()
+        last[:, : fed - keep] = False
+        logits = matmul_t(_rms_norm(x[tokens.slot[last.reshape(-1)]], self._model.norm), self._head.weight)
         out = logits.new_zeros((rows, keep, logits.shape[-1]))
-        out[wanted[:, fed - keep :]] = logits
+        out[last[:, fed - keep :]] = logits
         return out
 
 
@@ -151,23 +151,43 @@ class _Packing:
 
     def __init__(self, real: torch.Tensor) -> None:
         self.real = real
-        self.rows = real.shape[0]
+        self.rows, self.fed = real.shape
         self.dense = bool(real.all())  # no padding: packing is the identity (plain decoding, equal prefills)
-        flat = real.reshape(-1)
-        self.index = flat.nonzero().squeeze(1)  # flat column of each packed token
-        self.slot = torch.full((flat.numel(),), -1, dtype=torch.long)  # packed position of each flat column
-        self.slot[self.index] = torch.arange(len(self.index))
+        if not self.dense:
+            flat = real.reshape(-1)
+            self.index = flat.nonzero().squeeze(1)  # flat column of each packed token
+            self.slot = torch.full((flat.numel(),), -1, dtype=torch.long)  # packed position of each flat column
+            self.slot[self.index] = torch.arange(len(self.index))
 
     def pack(self, flat: torch.Tensor) -> torch.Tensor:
         return flat if self.dense else flat[self.index]
 
-    def unpack(self, packed: torch.Tensor, fed: int) -> torch.Tensor:
+    def unpack(self, packed: torch.Tensor) -> torch.Tensor:
         """[tokens, heads, dim] → [rows, heads, fed, dim], zeros in padding columns."""
         if not self.dense:
-            full = packed.new_zeros((self.rows * fed, *packed.shape[1:]))
+            full = packed.new_zeros((self.rows * self.fed, *packed.shape[1:]))
             full[self.index] = packed
             packed = full
-        return packed.view(self.rows, fed, *packed.shape[1:]).transpose(1, 2)
+        return packed.view(self.rows, self.fed, *packed.shape[1:]).transpose(1, 2)
+
+
+class ModelForward:
+    """The engine's forward pass: logits of the last `keep` columns for rows on `row_adapters`. The lean
+    forward unless the rows mix adapters (peft's path) or `kind` is "transformers". Worker thread only."""
+
+    def __init__(self, adapters: AdapterSet, kind: ForwardKind) -> None:
+        self._adapters = adapters
+        self.lean = LeanForward(adapters.model) if kind == "lean" and supports(adapters.model) else None
+
+    def __call__(self, input_ids: torch.Tensor, mask: torch.Tensor, positions: torch.Tensor, cache: Any,
+                 keep: int, row_adapters: list[str | None]) -> torch.Tensor:
+        extra = self._adapters.prepare(row_adapters)
+        if self.lean is not None and not extra:
+            return self.lean(input_ids, mask, positions, cache, keep)
+        return self._adapters.model(
+            input_ids=input_ids, attention_mask=mask, position_ids=positions, past_key_values=cache,
+            use_cache=True, logits_to_keep=keep, **extra,
+        ).logits
 
 
 def _base(module: Any) -> Any:

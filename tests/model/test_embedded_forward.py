@@ -111,13 +111,13 @@ def transformers_engine(model_dir: Path) -> Iterator[Any]:
     from deepresearch.agent.model.embedded import EmbeddedChatModel
 
     model = EmbeddedChatModel.load(model_dir, max_batch=8, forward="transformers")
-    assert model._engine._lean is None
+    assert model._engine.forward.lean is None
     yield model
     model._engine.close()
 
 
 async def test_the_engine_gives_the_same_completions_with_either_forward(embedded, transformers_engine):
-    assert embedded._engine._lean is not None  # the default
+    assert embedded._engine.forward.lean is not None  # the default
     calls = recorded_calls()
     expected = await transformers_engine.chat_many(calls)
     got = await embedded.chat_many(calls)
@@ -133,7 +133,7 @@ async def test_the_model_forward_setting_reaches_the_engine():
 
     model = build_model(ModelSettings(forward="transformers"), cache_dir=model_cache_dir())
     try:
-        assert model._engine._lean is None
+        assert model._engine.forward.lean is None
         assert (await model.complete(recorded_calls()[0])).parsed is not None
     finally:
         await model.close()

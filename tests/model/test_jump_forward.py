@@ -125,7 +125,7 @@ def count_passes(model: Any) -> tuple[list[list[int]], Any]:
         return original(input_ids, mask, *args)
 
     engine.forward = capture
-    return fed, SimpleNamespace(remove=lambda: delattr(engine, "forward"))
+    return fed, SimpleNamespace(remove=lambda: setattr(engine, "forward", original))
 
 
 async def test_verified_jump_forward_decodes_exactly_as_plain_in_fewer_passes(embedded, plain):
