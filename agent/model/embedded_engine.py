@@ -302,7 +302,7 @@ class BatchingEngine:
         if self._jump_forward == "verified":
             if row.learning is None:
                 row.learning = (forced, used)
-            row.draft = self._drafts.draft(forced)[:room]
+            row.draft = self._drafts.draft(forced, row.job.prompt_ids + row.token_ids)[:room]
             return
         ids = accept_forced(grammar, self._encode(forced), room)
         for token in ids:

@@ -44,10 +44,23 @@ def supports(model: Any) -> bool:
     return all(p.device.type == "cpu" for p in model.parameters())
 
 
+# OpenBLAS's GEMM at 2–3 rows costs about twice its 1-row GEMV (it packs the weight first); one GEMV per
+# row reads a layer's weight from memory once and then from the L3 cache, ~30 % faster over the model's
+# layers. Not for the vocabulary projection, which outgrows the cache (each row would read it again).
+GEMV_MAX_ROWS = 3
+GEMV_MAX_WEIGHT_BYTES = 8 << 20
+
+
 def matmul_t(x: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     """x @ weight.T (a linear layer without bias) in OpenBLAS; no copy of the weight."""
-    rows = x.reshape(-1, x.shape[-1]).contiguous()
-    out = np.matmul(rows.numpy(), weight.detach().numpy().T)
+    rows = x.reshape(-1, x.shape[-1]).contiguous().numpy()
+    w = weight.detach().numpy()
+    if 1 < len(rows) <= GEMV_MAX_ROWS and w.nbytes <= GEMV_MAX_WEIGHT_BYTES:
+        out = np.empty((len(rows), w.shape[0]), dtype=w.dtype)
+        for row, target in zip(rows, out, strict=True):
+            np.matmul(w, row, out=target)
+    else:
+        out = np.matmul(rows, w.T)
     return torch.from_numpy(out).view(*x.shape[:-1], weight.shape[0])
 
 
@@ -71,6 +84,40 @@ def attention_mask(mask: torch.Tensor, fed: int) -> torch.Tensor | None:
     queries = torch.arange(length - fed, length).unsqueeze(1)
     visible = mask.bool()[:, None, None, :] & (keys <= queries)[None, None]
     return visible | (keys == queries)[None, None]
+
+
+class RowAttention:
+    """Attention of a step whose rows differ (a ragged jump-forward step, a left-padded cache): each row
+    attends with its own real queries (the step's last columns of the row, else all) over its own columns,
+    from its first real one. One batched call computes every row at the widest feed over the longest cache,
+    padding included: at 8 rows, one feeding a 40-token draft beside rows feeding 1, it took 1.8× as long
+    as the rows taken apart (13.9 against 7.8 ms a layer)."""
+
+    def __init__(self, mask: torch.Tensor, fed: int, visible: torch.Tensor) -> None:
+        real = mask.bool()
+        length = real.shape[1]
+        self.rows: list[tuple[int, int, int, torch.Tensor | None]] = []  # row, first column, queries, mask
+        for row in range(real.shape[0]):
+            first = int(real[row].to(torch.uint8).argmax())
+            fed_real = real[row, length - fed :]
+            queries = int(fed_real.sum())
+            if queries == 0:
+                continue
+            if not bool(fed_real[fed - queries :].all()):
+                queries = fed  # real columns that are not the step's last (score()'s right padding): take all
+            row_visible = visible[row : row + 1, :, fed - queries :, first:]
+            if queries == 1 and bool(real[row, first:].all()):
+                row_visible = None  # one query that sees every column: SDPA's mask-free path
+            self.rows.append((row, first, queries, row_visible))
+
+    def __call__(self, q: torch.Tensor, keys: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
+        out = q.new_zeros(q.shape)  # padding queries stay 0 (they are packed away)
+        fed = q.shape[2]
+        for row, first, queries, row_visible in self.rows:
+            out[row : row + 1, :, fed - queries :] = grouped_attention(
+                q[row : row + 1, :, fed - queries :], keys[row : row + 1, :, first:],
+                values[row : row + 1, :, first:], row_visible)
+        return out
 
 
 def grouped_attention(q: torch.Tensor, keys: torch.Tensor, values: torch.Tensor,
@@ -124,6 +171,7 @@ class LeanForward:
         angles = torch.cat((angles, angles), dim=-1)
         cos, sin = (angles.cos() * self._scaling)[:, None], (angles.sin() * self._scaling)[:, None]
         visible = attention_mask(mask, fed)
+        by_row = RowAttention(mask, fed, visible) if visible is not None and rows > 1 else None
         n = x.shape[0]
         for index, (norm1, norm2, q_proj, k_proj, v_proj, o_proj, gate, up, down) in enumerate(self._layers):
             h = _rms_norm(x, norm1)
@@ -131,7 +179,8 @@ class LeanForward:
             k = _rotate(matmul_t(h, k_proj.weight).view(n, kv_heads, dim), cos, sin)
             v = matmul_t(h, v_proj.weight).view(n, kv_heads, dim)
             keys, values = cache.layers[index].update(tokens.unpack(k), tokens.unpack(v))
-            o = grouped_attention(tokens.unpack(q), keys, values, visible)  # [rows, heads, fed, dim]
+            q = tokens.unpack(q)  # [rows, heads, fed, dim], as is o
+            o = by_row(q, keys, values) if by_row else grouped_attention(q, keys, values, visible)
             x = x + matmul_t(tokens.pack(o.transpose(1, 2).reshape(rows * fed, heads * dim)), o_proj.weight)
             h = _rms_norm(x, norm2)
             x = x + matmul_t(F.silu(matmul_t(h, gate.weight)) * matmul_t(h, up.weight), down.weight)

@@ -151,9 +151,11 @@ async def test_score_gives_the_model_logprobs_of_each_continuation(embedded, mod
     # Same numbers as a plain forward pass of the unbatched model.
     tok = AutoTokenizer.from_pretrained(model_dir)
     ref = AutoModelForCausalLM.from_pretrained(model_dir, dtype=torch.float32).eval()
-    p, c = tok(prompt, add_special_tokens=False)["input_ids"], tok(" 1689", add_special_tokens=False)["input_ids"]
-    with torch.no_grad():
-        logp = torch.log_softmax(ref(torch.tensor([p + c])).logits[0].float(), -1)
-    expected = [float(logp[len(p) + j - 1, t]) for j, t in enumerate(c)]
-    assert right == pytest.approx(expected, abs=1e-4)
+    p = tok(prompt, add_special_tokens=False)["input_ids"]
+    for got, tail in ((right, " 1689"), (wrong, " London")):  # the shorter one is right-padded in the batch
+        c = tok(tail, add_special_tokens=False)["input_ids"]
+        with torch.no_grad():
+            logp = torch.log_softmax(ref(torch.tensor([p + c])).logits[0].float(), -1)
+        expected = [float(logp[len(p) + j - 1, t]) for j, t in enumerate(c)]
+        assert got == pytest.approx(expected, abs=1e-4)
     assert await embedded.score(prompt, []) == []

@@ -12,7 +12,13 @@ from typing import Any
 import pytest
 import torch
 from deepresearch.agent.model.embedded_batch import KVBatch, new_cache
-from deepresearch.agent.model.embedded_forward import LeanForward, attention_mask, supports
+from deepresearch.agent.model.embedded_forward import (
+    LeanForward,
+    RowAttention,
+    attention_mask,
+    grouped_attention,
+    supports,
+)
 
 from .test_prefix_cache import recorded_calls, same
 
@@ -75,6 +81,24 @@ def test_a_padding_query_sees_itself_so_no_attention_row_is_empty():
     assert visible[0, 0, 3].tolist() == [False, False, True, True]  # real query: real keys up to itself
     assert visible[0, 0, 0].tolist() == [True, False, False, False]  # padding query: only itself
     assert attention_mask(torch.ones((2, 5), dtype=torch.long), fed=1) is None  # plain decode: no mask
+
+
+def test_attention_row_by_row_equals_the_batched_attention_on_every_real_query():
+    # row 0: cache from column 2, feeds 3; row 1: a hole at column 4, feeds 1; row 2: full, feeds 1;
+    # row 3: right-padded (the engine's `score`), its 2 real columns first
+    mask = torch.tensor([[0, 0, 1, 1, 1, 1, 1, 1], [1, 1, 1, 1, 0, 0, 0, 1], [1, 1, 1, 1, 1, 0, 0, 1],
+                         [1, 1, 1, 1, 1, 1, 1, 0]])
+    fed, gen = 3, torch.Generator().manual_seed(0)
+    q = torch.randn((4, 9, fed, 64), generator=gen)
+    keys, values = torch.randn((2, 4, 3, 8, 64), generator=gen)
+    visible = attention_mask(mask, fed)
+    by_row = RowAttention(mask, fed, visible)
+    rows = [(row, first, queries) for row, first, queries, _ in by_row.rows]
+    assert rows == [(0, 2, 3), (1, 0, 1), (2, 0, 1), (3, 0, 3)]
+    batched, rowwise = grouped_attention(q, keys, values, visible), by_row(q, keys, values)
+    real = mask[:, -fed:].bool()
+    assert torch.allclose(batched.transpose(1, 2)[real], rowwise.transpose(1, 2)[real], atol=1e-6)
+    assert rowwise[:3].transpose(1, 2)[~real[:3]].abs().sum() == 0  # padding queries: zeros, packed away later
 
 
 def test_only_plain_llama_models_are_supported(hf_model):

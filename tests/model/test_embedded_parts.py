@@ -120,5 +120,25 @@ def test_draft_memo_learns_the_models_own_tokenisation_of_a_forced_string():
     assert memo.learn(forced, [1, 2, 3, 4, 2])
     assert memo.draft(forced) == [1, 2, 3, 4, 2]
     other = DraftMemo(encode=lambda text: [6, 3, 7], token_text=texts.__getitem__)
-    assert other.learn(forced, [1, 2, 3, 4, 5])  # '"search' runs past the forced text: nothing to keep
-    assert other.draft(forced) == [6, 3, 7]
+    assert other.learn(forced, [1, 2, 3, 4, 5])  # '"search' runs past the forced text: only `{"` is kept
+    assert other.draft(forced) == [1, 2, 6, 3, 7]  # the learnt `{"`, then the rest canonically
+
+
+def test_draft_memo_starts_a_new_forced_string_with_a_learnt_key():
+    texts = {1: ",", 2: '"', 3: "quote", 4: '":', 10: "Night", 11: " Crawler", 12: '."', 13: "}"}
+    encodings = {'"quote":"': [2, 3, 4, 2], 'Night Crawler."}': [10, 11, 12, 13]}
+    memo = DraftMemo(encode=lambda text: encodings.get(text, [99]), token_text=texts.__getitem__)
+    assert memo.learn(',"quote":"', [1, 2, 3, 4, 2])
+    # the only enum value left: the key as the model writes it, the value canonically
+    assert memo.draft(',"quote":"Night Crawler."}') == [1, 2, 3, 4, 2, 10, 11, 12, 13]
+    assert memo.draft('"quote":"') == [2, 3, 4, 2]
+
+
+def test_draft_memo_copies_a_forced_string_as_the_prompt_spells_it_and_stops_where_it_departs():
+    texts = {1: "Eden", 2: " Valley", 3: " Railway", 4: "\n", 5: "The", 6: '"', 7: "E", 8: "den", 9: " The"}
+    memo = DraftMemo(encode=lambda text: [9], token_text=texts.__getitem__)
+    prompt = [7, 8, 2, 3, 4, 5]  # "Eden Valley Railway\nThe" in the source text
+    context = prompt + [6, 7, 8]  # the row has written '"', "E", "den" of the enum value
+    # the enum says "Eden Valley Railway The…": the prompt's tokens as far as they agree, not past "\n"
+    assert memo.draft(" Valley Railway The Eden", context) == [2, 3]
+    assert memo.draft(" Valley Railway The Eden", [6, 1]) == [9]  # not in the context: canonical
