@@ -24,7 +24,7 @@ value), xgrammar's matcher reports it (`find_jump_forward_string`); it is tokeni
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Literal
 
 from .embedded_grammar import RowGrammar
@@ -84,36 +84,35 @@ class DraftMemo:
         for start in range(len(context) - 2, 0, -1):  # after each earlier occurrence of the last token, latest first
             if context[start - 1] != last:
                 continue
-            text, tokens = "", []
-            for token in context[start : start + len(forced)]:
-                text += self._text(token)
-                if not forced.startswith(text):
-                    break
-                tokens.append(token)
-                if len(text) == len(forced):
-                    break
-            if len(tokens) >= 2:
-                return tokens
+            candidate = context[start : start + len(forced)]
+            spelled = sum(1 for _ in self._prefixes(forced, candidate))
+            if spelled >= 2:
+                return candidate[:spelled]
         return []
-
-    def _text(self, token: int) -> str:
-        if token not in self._texts:
-            self._texts[token] = self._token_text(token)
-        return self._texts[token]
 
     def learn(self, forced: str, written: list[int]) -> bool:
         """`written`: the row's tokens since `forced` became due. Remember how they spell `forced` and each
         of its prefixes that ends at a quote; True when there is nothing more to learn from this row."""
-        text = ""
-        for n, token in enumerate(written):
-            text += self._text(token)
-            if text == forced or (text.endswith('"') and forced.startswith(text)):
-                self._remember(text, written[: n + 1])
-                if text == forced:
-                    return True
-            if not forced.startswith(text):  # a token ran past the forced text into the row's own choice
+        spelled = 0
+        for spelled, text in enumerate(self._prefixes(forced, written), start=1):
+            if text == forced or text.endswith('"'):
+                self._remember(text, written[:spelled])
+            if text == forced:
                 return True
-        return False
+        return spelled < len(written)  # a token ran past the forced text into the row's own choice
+
+    def _prefixes(self, forced: str, tokens: list[int]) -> Iterator[str]:
+        """The text of each run tokens[:n] that spells a prefix of `forced`, shortest first, up to all of it."""
+        text = ""
+        for token in tokens:
+            if token not in self._texts:
+                self._texts[token] = self._token_text(token)
+            text += self._texts[token]
+            if not forced.startswith(text):
+                return
+            yield text
+            if len(text) == len(forced):
+                return
 
     def _remember(self, text: str, tokens: list[int]) -> None:
         if len(self._memo) >= self._limit:
