@@ -28,8 +28,8 @@ class ModelSettings(BaseModel):
         "the same output as off), appended unsampled and marked (forced), or decoded token by token (off)"
     )
     prefix_cache: bool = Field(
-        True, description="embedded engine: compute each role's system message once and reuse its keys/values "
-        "(vLLM caches prefixes itself)"
+        True, description="embedded engine: compute each role's system message once and reuse its keys/values, "
+        "kept on disk beside the weights for the next run (vLLM caches prefixes itself)"
     )
     forward: Literal["lean", "transformers"] = Field(
         "lean", description="embedded engine: lean = the Llama forward with numpy's OpenBLAS matrix products "

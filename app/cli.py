@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import importlib
 from pathlib import Path
 from typing import Any
@@ -82,4 +83,10 @@ for _name in COMMAND_MODULES:
 
 
 def main() -> None:
-    app()
+    try:
+        app()
+    finally:
+        # At exit the interpreter garbage-collects every object a command created (the model, torch's
+        # registries: ~1 s after `ask`) only to free memory the process is about to give back. Frozen
+        # objects are skipped; atexit handlers and stream flushes still run.
+        gc.freeze()

@@ -53,36 +53,40 @@ def _pipeline(model_dir: Path) -> tuple[str, int | None] | None:
 
 
 class _Encoder:
-    """The plain pipeline on transformers alone: importing sentence-transformers (its trainers, datasets)
-    took ~3 s of the first memory recall in every `ask`, longer than the embedding itself. The vectors are
-    sentence-transformers' own (tests/tools/test_embedding.py compares them)."""
+    """The plain pipeline without sentence-transformers or transformers' models: importing those (trainers,
+    datasets, torch._dynamo) took seconds of the first memory recall in every `ask`, longer than the
+    embedding itself. The tokenizer is the model's tokenizer.json run by `tokenizers`, the network
+    bert_encoder.py; the vectors are sentence-transformers' own (tests/tools/test_embedding.py)."""
 
     def __init__(self, model_dir: Path, pooling: str, max_tokens: int | None):
         import torch
-        from transformers import AutoModel, AutoTokenizer
-        from transformers.utils import logging as transformers_logging
+        from tokenizers import Tokenizer
 
-        transformers_logging.disable_progress_bar()  # a "Loading weights" bar on the first recall is noise
+        from .bert_encoder import BertEncoder
+
         self._torch = torch
-        self.tokenizer = AutoTokenizer.from_pretrained(str(model_dir), local_files_only=True)
-        self.model = AutoModel.from_pretrained(str(model_dir), local_files_only=True).eval()
+        self.model = BertEncoder(model_dir)
         self.pooling = pooling
-        limit = getattr(self.model.config, "max_position_embeddings", None) or 512
-        self.max_tokens = min(max_tokens or self.tokenizer.model_max_length, limit)
+        self.max_tokens = min(max_tokens or self.model.max_positions, self.model.max_positions)
+        self.tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
+        self.tokenizer.enable_truncation(max_length=self.max_tokens)
+        pad_id = self.tokenizer.token_to_id("[PAD]")
+        self.tokenizer.enable_padding(pad_id=0 if pad_id is None else pad_id, pad_token="[PAD]")
 
     def encode(self, texts: list[str], batch_size: int) -> list[list[float]]:
         torch = self._torch
         vectors: list[list[float]] = []
         with torch.inference_mode():
             for i in range(0, len(texts), batch_size):
-                batch = self.tokenizer(texts[i: i + batch_size], padding=True, truncation=True,
-                                       max_length=self.max_tokens, return_tensors="pt")
-                hidden = self.model(**batch).last_hidden_state
+                encoded = self.tokenizer.encode_batch(texts[i: i + batch_size])
+                ids = torch.tensor([e.ids for e in encoded], dtype=torch.long)
+                mask = torch.tensor([e.attention_mask for e in encoded], dtype=torch.long)
+                hidden = self.model(ids, mask)
                 if self.pooling == "cls":
                     pooled = hidden[:, 0]
                 else:
-                    mask = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
-                    pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+                    weights = mask.unsqueeze(-1).to(hidden.dtype)
+                    pooled = (hidden * weights).sum(1) / weights.sum(1).clamp(min=1e-9)
                 vectors += torch.nn.functional.normalize(pooled, p=2, dim=1).tolist()
         return vectors
 
@@ -108,7 +112,15 @@ def _load(model_dir: Path) -> _Encoder | _SentenceTransformerEncoder:
             if not (model_dir / "config.json").is_file():
                 raise EmbeddingUnavailable(f"no sentence-transformers model in {model_dir}")
             plain = _pipeline(model_dir)
-            _models[model_dir] = _Encoder(model_dir, *plain) if plain else _SentenceTransformerEncoder(model_dir)
+            encoder: _Encoder | _SentenceTransformerEncoder | None = None
+            if plain:
+                from .bert_encoder import NotPlainBert
+
+                try:
+                    encoder = _Encoder(model_dir, *plain)
+                except NotPlainBert:
+                    encoder = None  # another architecture: sentence-transformers runs it
+            _models[model_dir] = encoder or _SentenceTransformerEncoder(model_dir)
         return _models[model_dir]
 
 

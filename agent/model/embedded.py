@@ -1,4 +1,4 @@
-"""The embedded chat model: SmolLM2-135M-Instruct in-process with transformers, fp32, batched.
+"""The embedded chat model: SmolLM2-135M-Instruct in-process, fp32, batched.
 
 `EmbeddedChatModel.load(model_dir)` reads the converted safetensors (see embedded_weights.py) in a
 couple of seconds. Every `complete()` call, from any number of coroutines, goes to one batching
@@ -15,13 +15,16 @@ import os
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..config import EMBEDDED_MODEL_NAME
 from .base import ChatModel, ModelError
 from .embedded_forward import DEFAULT_FORWARD, ForwardKind
 from .embedded_jump import DEFAULT_JUMP_FORWARD, JumpForward
 from .types import ChatRequest, Completion, Message
+
+if TYPE_CHECKING:
+    from .embedded_prefix import PrefixStore
 
 # libgomp reads this once, when torch is first imported: busy-waiting OpenMP threads on a 2-core box
 # shared with other work make every step 5-10x slower.
@@ -37,7 +40,7 @@ class EmbeddedChatModel(ChatModel):
     def __init__(
         self, model: Any, tokenizer: Any, *, model_name: str, max_batch: int, threads: int,
         jump_forward: JumpForward = DEFAULT_JUMP_FORWARD, prefix_cache: bool = True,
-        forward: ForwardKind = DEFAULT_FORWARD,
+        forward: ForwardKind = DEFAULT_FORWARD, prefix_store: PrefixStore | None = None,
     ) -> None:
         from .embedded_adapters import AdapterSet
         from .embedded_engine import BatchingEngine
@@ -65,6 +68,7 @@ class EmbeddedChatModel(ChatModel):
                 max_batch=max_batch, max_context=self.max_context, threads=threads, jump_forward=jump_forward,
                 prefix_cache=prefix_cache, forward=forward,
             ),
+            prefix_store=prefix_store,
         )
 
     @classmethod
@@ -78,17 +82,19 @@ class EmbeddedChatModel(ChatModel):
         jump_forward: JumpForward = DEFAULT_JUMP_FORWARD,
         prefix_cache: bool = True,
         forward: ForwardKind = DEFAULT_FORWARD,
+        prefix_store: Path | None = None,
     ) -> EmbeddedChatModel:
         """Load fp32 weights and tokenizer from a safetensors directory. `jump_forward`: how text a JSON
         grammar forces skips forward passes ("verified", "forced" or "off"; see embedded_jump.py);
         `prefix_cache`: reuse the keys/values of each role's system message (embedded_prefix.py);
-        `forward`: "lean" (OpenBLAS products, embedded_forward.py) or "transformers"."""
+        `forward`: "lean" (OpenBLAS products, embedded_forward.py) or "transformers"; `prefix_store`: a
+        directory where the base model's prefixes are kept for the next process (embedded_prefix.py)."""
         started = time.perf_counter()
         import torch
-        from transformers import AutoModelForCausalLM, PreTrainedTokenizerFast
-        from transformers.utils import logging as transformers_logging
+        from transformers import PreTrainedTokenizerFast
 
-        transformers_logging.disable_progress_bar()  # a "Loading weights" bar on every start is noise
+        from .embedded_llama import LlamaWeights
+
         threads = threads or default_threads()
         torch.set_num_threads(threads)
         model_dir = Path(model_dir)
@@ -97,11 +103,18 @@ class EmbeddedChatModel(ChatModel):
         # The converted model's tokenizer is a tokenizer.json: loading that class directly skips
         # AutoTokenizer's resolution through every model config (~0.7 s of each start, same tokens).
         tokenizer = PreTrainedTokenizerFast.from_pretrained(model_dir)
-        model = AutoModelForCausalLM.from_pretrained(model_dir, dtype=torch.float32)
-        model.eval()
+        # Not transformers' model class: its import alone is ~3 s of each start (embedded_llama.py). An
+        # adapter or `forward="transformers"` builds it later, on the same weights.
+        model = LlamaWeights.load(model_dir)
+        store = None
+        if prefix_cache and prefix_store is not None:
+            from .embedded_prefix import PrefixStore
+
+            store = PrefixStore(prefix_store, model_dir / "model.safetensors",
+                                computed_by=f"{forward} forward, {threads} threads")
         chat_model = cls(
             model, tokenizer, model_name=model_name, max_batch=max_batch, threads=threads, jump_forward=jump_forward,
-            prefix_cache=prefix_cache, forward=forward,
+            prefix_cache=prefix_cache, forward=forward, prefix_store=store,
         )
         chat_model.load_s = time.perf_counter() - started
         return chat_model
@@ -206,7 +219,7 @@ class EmbeddedChatModel(ChatModel):
             # and log-softmax of the prompt's other columns would be thrown away.
             keep = width - len(prompt_ids) + 1
             with torch.inference_mode():
-                logits = self._engine.forward(ids, mask, positions, new_cache(self._adapters.model.config), keep,
+                logits = self._engine.forward(ids, mask, positions, new_cache(self._engine.layers), keep,
                                               [adapter] * len(rows))
             logp = torch.log_softmax(logits.float(), dim=-1)  # column j predicts tail token j
             return [[float(logp[i, j, tok]) for j, tok in enumerate(tail)] for i, tail in enumerate(tails)]

@@ -10,6 +10,10 @@ layers for the rows it serves (`prepare`):
 - a mix: unmerged, through peft's mixed-batch `adapter_names` argument ("__base__" = no adapter).
 Merges change only with the batch's make-up, not per step. With no adapter loaded the plain model runs.
 Only the engine's worker thread calls `load`/`unload`/`prepare`, between decode steps.
+
+The set starts from the weights the lean forward reads (`weights`: embedded_llama.py's LlamaWeights, or a
+transformers model). transformers' model, which peft wraps, is built on the first adapter load or the
+first pass through transformers (`model`), on the same parameters.
 """
 
 from __future__ import annotations
@@ -20,13 +24,15 @@ from typing import Any
 import torch
 
 from .base import ModelError
+from .embedded_llama import LlamaWeights
 
 BASE_ROW = "__base__"
 
 
 class AdapterSet:
-    def __init__(self, base_model: torch.nn.Module) -> None:
-        self._base = base_model
+    def __init__(self, weights: torch.nn.Module) -> None:
+        self.weights = weights
+        self._base: torch.nn.Module | None = None if isinstance(weights, LlamaWeights) else weights
         self._peft: Any | None = None  # peft.PeftModel once an adapter is loaded
         self._paths: dict[str, Path] = {}
         self._merged: str | None = None  # adapter whose weights are currently added into the base weights
@@ -34,7 +40,14 @@ class AdapterSet:
 
     @property
     def model(self) -> torch.nn.Module:
-        return self._peft if self._peft is not None else self._base
+        """transformers' model (peft's while an adapter is loaded); built on first use."""
+        return self._peft if self._peft is not None else self._transformers_base()
+
+    def _transformers_base(self) -> torch.nn.Module:
+        if self._base is None:
+            assert isinstance(self.weights, LlamaWeights)
+            self._base = self.weights.transformers()
+        return self._base
 
     def names(self) -> list[str]:
         return sorted(self._paths)
@@ -56,7 +69,8 @@ class AdapterSet:
 
         try:
             if self._peft is None:
-                self._peft = PeftModel.from_pretrained(self._base, str(path), adapter_name=name, is_trainable=False)
+                base = self._transformers_base()
+                self._peft = PeftModel.from_pretrained(base, str(path), adapter_name=name, is_trainable=False)
             else:
                 self._peft.load_adapter(str(path), adapter_name=name, is_trainable=False)
         except (ValueError, OSError, RuntimeError, KeyError) as exc:

@@ -64,10 +64,10 @@ class GrowingLayer(DynamicLayer):
         self.values = self._value_buffer[:, :, :length]
 
 
-def new_cache(config: object) -> DynamicCache:
-    """An empty cache for `config`'s model whose layers grow in place."""
-    cache = DynamicCache(config=config)
-    cache.layers = [GrowingLayer() for _ in cache.layers]
+def new_cache(layers: int) -> DynamicCache:
+    """An empty cache for a model of `layers` layers, whose layers grow in place."""
+    cache = DynamicCache()
+    cache.layers = [GrowingLayer() for _ in range(layers)]
     return cache
 
 

@@ -33,7 +33,7 @@ from .embedded_forward import ModelForward
 from .embedded_grammar import allocate_bitmask, mask_row
 from .embedded_jobs import EngineLimits, GenerationJob, GenerationResult
 from .embedded_jump import DraftMemo, accept_forced
-from .embedded_prefix import MIN_PREFIX, LayerStates, PrefixCache, batch_from_prefixes
+from .embedded_prefix import MIN_PREFIX, LayerStates, PrefixCache, PrefixStore, batch_from_prefixes
 from .embedded_sampling import RowSampler
 from .types import Timings
 
@@ -84,6 +84,7 @@ class BatchingEngine:
         pad_id: int,
         vocab_size: int,
         limits: EngineLimits,
+        prefix_store: PrefixStore | None = None,
     ) -> None:
         self._adapters = adapters
         self._tokenizer = tokenizer
@@ -94,10 +95,11 @@ class BatchingEngine:
         self._max_context = limits.max_context
         self._threads = limits.threads
         self._jump_forward = limits.jump_forward
+        self.layers = int(adapters.weights.config.num_hidden_layers)
         self.forward = ModelForward(adapters, limits.forward)  # every pass, on this thread (or in a `call`)
         self._drafts = DraftMemo(self._encode, lambda token: self._decode([token]))
         self._bitmask = allocate_bitmask(limits.max_batch, vocab_size)
-        self.prefixes = PrefixCache() if limits.prefix_cache else None
+        self.prefixes = PrefixCache(store=prefix_store) if limits.prefix_cache else None
         self._pending: collections.deque[GenerationJob] = collections.deque()
         self._commands: list[_Command] = []
         self._wake = threading.Condition()
@@ -203,7 +205,7 @@ class BatchingEngine:
             shapes.setdefault((start, len(feed)), []).append((row, prefix, feed))
         for members in shapes.values():
             group_rows = [row for row, _, _ in members]
-            group = batch_from_prefixes(self._adapters.model.config, [prefix for _, prefix, _ in members])
+            group = batch_from_prefixes(self.layers, [prefix for _, prefix, _ in members])
             logits = self._feed(group, group_rows, [feed for _, _, feed in members])
             now = time.perf_counter()
             for row in group_rows:
@@ -225,7 +227,7 @@ class BatchingEngine:
         return self.prefixes.states(job.adapter, ids, lambda: self._prefill_alone(ids, job.adapter))
 
     def _prefill_alone(self, ids: list[int], adapter: str | None) -> LayerStates:
-        cache = new_cache(self._adapters.model.config)
+        cache = new_cache(self.layers)
         self.forward(torch.tensor([ids], dtype=torch.long), torch.ones((1, len(ids)), dtype=torch.long),
                       torch.arange(len(ids)).unsqueeze(0), cache, 1, [adapter])
         return [(layer.keys.clone(), layer.values.clone()) for layer in cache.layers]
@@ -287,7 +289,8 @@ class BatchingEngine:
         return token
 
     def _jump(self, row: _Row) -> None:
-        """Give the row the tokens its grammar forces next: appended ("forced") or drafted ("verified").
+        """Give the row the tokens its grammar forces next: appended ("forced") or drafted ("verified"); in
+        "verified" mode, free text is drafted from where the context repeats (`DraftMemo.continuation`).
         Never past max_tokens or the context, and room is left for one drawn token after them."""
         grammar = row.job.grammar
         if grammar is None or self._jump_forward == "off":
@@ -296,13 +299,19 @@ class BatchingEngine:
         room = min(row.job.sampling.max_tokens - used, self._max_context - len(row.job.prompt_ids) - used) - 1
         if row.learning is not None and self._drafts.learn(row.learning[0], row.token_ids[row.learning[1] :]):
             row.learning = None
-        forced = grammar.forced_string() if room > 0 else ""
-        if not forced:
+        if room <= 0:
             return
+        forced = grammar.forced_string()
         if self._jump_forward == "verified":
+            context = row.job.prompt_ids + row.token_ids
+            if not forced:
+                row.draft = self._drafts.continuation(context)[:room]
+                return
             if row.learning is None:
                 row.learning = (forced, used)
-            row.draft = self._drafts.draft(forced, row.job.prompt_ids + row.token_ids)[:room]
+            row.draft = self._drafts.draft(forced, context)[:room]
+            return
+        if not forced:
             return
         ids = accept_forced(grammar, self._encode(forced), room)
         for token in ids:

@@ -10,7 +10,9 @@ GEMM library, equal to it to ~1e-5 in the logits.
 
 The weights are not copied: every product reads the module's current weight tensor through a numpy
 view of its transpose, so an adapter merged into the weights (embedded_adapters.py) is what it computes
-with. Batches that mix adapters need peft's LoRA layers and go through transformers (`BatchingEngine`).
+with. The modules are embedded_llama.py's (transformers' names, no transformers import) or a
+transformers LlamaForCausalLM. Batches that mix adapters need peft's LoRA layers and go through
+transformers (`BatchingEngine`).
 
 Inputs follow the engine's conventions (embedded_batch.py): a 2D mask over the whole cache plus the
 columns fed now (0 = padding or a hole), per-row positions, and a cache whose layers grow in place.
@@ -226,7 +228,7 @@ class ModelForward:
 
     def __init__(self, adapters: AdapterSet, kind: ForwardKind) -> None:
         self._adapters = adapters
-        self.lean = LeanForward(adapters.model) if kind == "lean" and supports(adapters.model) else None
+        self.lean = LeanForward(adapters.weights) if kind == "lean" and supports(adapters.weights) else None
 
     def __call__(self, input_ids: torch.Tensor, mask: torch.Tensor, positions: torch.Tensor, cache: Any,
                  keep: int, row_adapters: list[str | None]) -> torch.Tensor:

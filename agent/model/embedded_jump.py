@@ -32,6 +32,8 @@ from .embedded_grammar import RowGrammar
 JumpForward = Literal["off", "forced", "verified"]
 JUMP_FORWARD_MODES: tuple[str, ...] = ("off", "forced", "verified")
 DEFAULT_JUMP_FORWARD: JumpForward = "verified"  # the same output as "off", in fewer passes
+LOOKUP_MATCH = 3  # tokens a free-text draft's context must repeat (`DraftMemo.continuation`)
+LOOKUP_DRAFT = 8  # tokens drafted from there at most
 
 
 def accept_forced(grammar: RowGrammar, ids: list[int], room: int) -> list[int]:
@@ -88,6 +90,19 @@ class DraftMemo:
             spelled = sum(1 for _ in self._prefixes(forced, candidate))
             if spelled >= 2:
                 return candidate[:spelled]
+        return []
+
+    def continuation(self, context: list[int]) -> list[int]:
+        """Free text (nothing forced): what followed the latest earlier occurrence of the row's last
+        LOOKUP_MATCH tokens in its prompt and output, up to LOOKUP_DRAFT tokens ("prompt lookup" drafting).
+        A planner's query copies names from the question, a writer's answer a candidate."""
+        if len(context) <= LOOKUP_MATCH:
+            return []
+        tail = context[-LOOKUP_MATCH:]
+        first = tail[0]
+        for start in range(len(context) - LOOKUP_MATCH - 1, -1, -1):
+            if context[start] == first and context[start : start + LOOKUP_MATCH] == tail:
+                return context[start + LOOKUP_MATCH : start + LOOKUP_MATCH + LOOKUP_DRAFT]
         return []
 
     def learn(self, forced: str, written: list[int]) -> bool:

@@ -9,12 +9,23 @@ runs only over the rest of the prompt. The prefix is the chat template's renderi
 Causal attention makes a prefix's keys/values independent of what follows; computed in a pass of their
 own they differ from a whole-prompt pass only by float rounding (matmuls of another shape), as a
 different batch composition already does. Entries are dropped when an adapter is loaded or unloaded.
+
+The base model's prefixes are also kept on disk (`PrefixStore`, beside the converted weights), so the
+next process — the next `deepresearch ask` — starts with them instead of spending ~1.5 s recomputing
+them. Files are keyed by the weights file, the forward kind and the token ids; an adapter's prefixes stay
+in memory only (an adapter can be replaced under the same name).
 """
 
 from __future__ import annotations
 
 import collections
+import hashlib
+import json
+import logging
+import os
+import tempfile
 from collections.abc import Callable
+from pathlib import Path
 
 import torch
 
@@ -22,16 +33,70 @@ from .embedded_batch import KVBatch, new_cache, pad_left
 
 MIN_PREFIX = 32  # shorter shared prefixes are not worth a cache entry
 LayerStates = list[tuple[torch.Tensor, torch.Tensor]]  # per layer: keys, values [1, heads, length, dim]
+STORE_DIR_NAME = "prefix-cache"
+STORE_LIMIT = 32  # files kept (~10 MB each); the least recently written go first
+
+log = logging.getLogger(__name__)
+
+
+class PrefixStore:
+    """Prefix keys/values on disk, one safetensors file per (weights, computation, token ids). `computed_by`
+    names what decides their rounding (forward kind, threads), so a file holds exactly what this process
+    would compute. Every failure to read or write is a miss: the prefix is computed as without a store."""
+
+    def __init__(self, directory: Path, weights_file: Path, computed_by: str) -> None:
+        self.directory = Path(directory)
+        stat = Path(weights_file).stat()
+        self._identity = f"{Path(weights_file).resolve()}:{stat.st_size}:{stat.st_mtime_ns}:{computed_by}"
+
+    def _path(self, ids: list[int]) -> Path:
+        digest = hashlib.sha256(json.dumps([self._identity, ids]).encode()).hexdigest()[:32]
+        return self.directory / f"{digest}.safetensors"
+
+    def load(self, ids: list[int]) -> LayerStates | None:
+        from safetensors import SafetensorError
+        from safetensors.torch import load_file
+
+        path = self._path(ids)
+        try:
+            stacked = load_file(path)["kv"]  # [layers, 2, 1, kv heads, length, dim]
+        except FileNotFoundError:
+            return None
+        except (OSError, KeyError, SafetensorError) as exc:
+            log.warning("ignoring unreadable prefix cache file %s: %s", path, exc)
+            return None
+        if stacked.dim() != 6 or stacked.shape[1] != 2 or stacked.shape[4] != len(ids):
+            log.warning("ignoring prefix cache file %s of shape %s", path, tuple(stacked.shape))
+            return None
+        return [(layer[0], layer[1]) for layer in stacked]
+
+    def save(self, ids: list[int], states: LayerStates) -> None:
+        from safetensors.torch import save_file
+
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            stacked = torch.stack([torch.stack(pair) for pair in states])
+            fd, tmp = tempfile.mkstemp(dir=self.directory, suffix=".tmp")
+            os.close(fd)
+            save_file({"kv": stacked.contiguous()}, tmp)
+            os.replace(tmp, self._path(ids))  # readers see a whole file or none
+            files = sorted(self.directory.glob("*.safetensors"), key=lambda f: f.stat().st_mtime_ns)
+            for old in files[:-STORE_LIMIT]:
+                old.unlink(missing_ok=True)
+        except OSError as exc:
+            log.warning("cannot write the prefix cache in %s: %s", self.directory, exc)
 
 
 class PrefixCache:
-    """Keys/values of recently used prefixes, least recently used dropped first (~46 KB per token)."""
+    """Keys/values of recently used prefixes, least recently used dropped first (~46 KB per token); the
+    base model's also from and to `store` when there is one."""
 
-    def __init__(self, limit: int = 8) -> None:
+    def __init__(self, limit: int = 8, store: PrefixStore | None = None) -> None:
         self._entries: collections.OrderedDict[tuple[str | None, tuple[int, ...]], LayerStates] = (
             collections.OrderedDict())
         self._limit = limit
-        self.hits = self.misses = 0
+        self._store = store
+        self.hits = self.misses = self.loaded = 0
 
     def states(self, adapter: str | None, ids: list[int], compute: Callable[[], LayerStates]) -> LayerStates:
         key = (adapter, tuple(ids))
@@ -40,7 +105,15 @@ class PrefixCache:
             self._entries.move_to_end(key)
             return self._entries[key]
         self.misses += 1
-        self._entries[key] = states = compute()
+        store = self._store if adapter is None else None
+        states = store.load(ids) if store else None
+        if states is not None:
+            self.loaded += 1
+        else:
+            states = compute()
+            if store:
+                store.save(ids, states)
+        self._entries[key] = states
         while len(self._entries) > self._limit:
             self._entries.popitem(last=False)
         return states
@@ -49,13 +122,13 @@ class PrefixCache:
         self._entries.clear()
 
 
-def batch_from_prefixes(config: object, prefixes: list[LayerStates | None]) -> KVBatch:
+def batch_from_prefixes(layers: int, prefixes: list[LayerStates | None]) -> KVBatch:
     """A KV batch whose row i holds prefix i (left-padded to the longest; a row without one is all padding),
     ready for the rest of each prompt to be fed as one ragged step (`KVBatch.step_inputs`). With no prefix
     at all it is empty, and that step is a plain left-padded prefill."""
     lengths = [states[0][0].shape[2] if states else 0 for states in prefixes]
     width = max(lengths)
-    cache = new_cache(config)
+    cache = new_cache(layers)
     some = next((states for states in prefixes if states), None)
     if some is None:
         empty = torch.zeros((len(prefixes), 0), dtype=torch.long)

@@ -9,6 +9,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from collections.abc import Iterator  # noqa: E402
 from pathlib import Path  # noqa: E402
+from typing import Any  # noqa: E402
 
 import pytest  # noqa: E402
 from deepresearch.agent.model.embedded_weights import embedded_model_dir  # noqa: E402
@@ -25,6 +26,15 @@ def model_cache_dir() -> Path:
 @pytest.fixture(scope="session")
 def model_dir() -> Path:
     return embedded_model_dir(model_cache_dir())
+
+
+@pytest.fixture(scope="session")
+def hf_model(model_dir: Path) -> Any:
+    """transformers' own LlamaForCausalLM: the reference the engine's forward is held to."""
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    return AutoModelForCausalLM.from_pretrained(model_dir, dtype=torch.float32).eval()
 
 
 @pytest.fixture(scope="session")

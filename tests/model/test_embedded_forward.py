@@ -23,13 +23,6 @@ from deepresearch.agent.model.embedded_forward import (
 from .test_prefix_cache import recorded_calls, same
 
 
-@pytest.fixture(scope="module")
-def hf_model(model_dir: Path) -> Any:
-    from transformers import AutoModelForCausalLM
-
-    return AutoModelForCausalLM.from_pretrained(model_dir, dtype=torch.float32).eval()
-
-
 def transformers_logits(model: Any, ids: torch.Tensor, mask: torch.Tensor, positions: torch.Tensor, cache: Any,
                         keep: int, **extra: Any) -> torch.Tensor:
     return model(input_ids=ids, attention_mask=mask, position_ids=positions, past_key_values=cache, use_cache=True,
@@ -45,7 +38,8 @@ def steps() -> list[tuple[list[list[int]], int]]:
 
 
 def run(forward: Any, model: Any) -> list[torch.Tensor]:
-    kv = KVBatch(new_cache(model.config), torch.zeros((2, 0), dtype=torch.long), torch.zeros(2, dtype=torch.long))
+    empty = torch.zeros((2, 0), dtype=torch.long)
+    kv = KVBatch(new_cache(model.config.num_hidden_layers), empty, torch.zeros(2, dtype=torch.long))
     out = []
     for feeds, keep in steps():
         width = max(map(len, feeds))
@@ -114,10 +108,12 @@ def test_only_plain_llama_models_are_supported(hf_model):
 @torch.inference_mode()
 def test_a_merged_adapter_is_what_the_lean_forward_computes_with(model_dir, lora_dir):
     from deepresearch.agent.model.embedded_adapters import AdapterSet
-    from transformers import AutoModelForCausalLM
+    from deepresearch.agent.model.embedded_llama import LlamaWeights
 
-    adapters = AdapterSet(AutoModelForCausalLM.from_pretrained(model_dir, dtype=torch.float32).eval())
-    lean = LeanForward(adapters.model)  # built before the adapter wraps the model, as the engine does
+    # As the engine does: the lean forward reads the weights loaded without transformers; the adapter
+    # load builds transformers' model on them and peft wraps that.
+    adapters = AdapterSet(LlamaWeights.load(model_dir))
+    lean = LeanForward(adapters.weights)
     adapters.load("a", lora_dir)
     extra = adapters.prepare(["a", None])  # mixed rows: peft's unmerged LoRA path is the reference
     assert extra

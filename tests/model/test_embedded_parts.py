@@ -142,3 +142,14 @@ def test_draft_memo_copies_a_forced_string_as_the_prompt_spells_it_and_stops_whe
     # the enum says "Eden Valley Railway The…": the prompt's tokens as far as they agree, not past "\n"
     assert memo.draft(" Valley Railway The Eden", context) == [2, 3]
     assert memo.draft(" Valley Railway The Eden", [6, 1]) == [9]  # not in the context: canonical
+
+
+def test_draft_memo_drafts_free_text_from_where_the_context_repeats_its_last_tokens():
+    memo = DraftMemo(encode=lambda text: [99], token_text=str)
+    prompt = [5, 1, 2, 3, 4, 6, 7, 8, 1, 2, 3, 10, 11]  # "1 2 3" twice: the latest occurrence wins
+    assert memo.continuation(prompt + [9, 1, 2, 3]) == [10, 11, 9, 1, 2, 3]
+    assert memo.continuation(prompt + [9, 2, 3]) == []  # "2 3" repeats, but a draft needs 3 tokens to match
+    assert memo.continuation(prompt + [4, 4, 4]) == []  # nowhere earlier
+    assert memo.continuation([1, 2]) == []
+    long = list(range(20))
+    assert memo.continuation(long + [3, 4, 5]) == list(range(6, 14))  # at most LOOKUP_DRAFT tokens

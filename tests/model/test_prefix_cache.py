@@ -81,3 +81,37 @@ async def test_reloading_an_adapter_drops_its_cached_prefixes(embedded, full_pre
     finally:
         await embedded.unload_adapter("policy")
         await full_prefill.unload_adapter("policy")
+
+
+async def test_the_next_process_starts_with_the_stored_prefixes(model_dir, full_prefill, tmp_path):
+    from deepresearch.agent.model.embedded import EmbeddedChatModel
+
+    call = recorded_calls()[0]
+    expected = await full_prefill.complete(call)
+    for process in range(2):
+        model = EmbeddedChatModel.load(model_dir, max_batch=8, prefix_store=tmp_path / "prefixes")
+        try:
+            got = await model.complete(call)
+        finally:
+            await model.close()
+        assert same(got, expected)
+        # computed by the first model (and written), read back by the second
+        assert (model._engine.prefixes.misses, model._engine.prefixes.loaded) == (1, process)
+    assert len(list((tmp_path / "prefixes").glob("*.safetensors"))) == 1
+
+
+async def test_the_app_keeps_prefixes_beside_the_weights():
+    from deepresearch.agent.config import ModelSettings
+    from deepresearch.agent.model.embedded_prefix import STORE_DIR_NAME
+    from deepresearch.agent.model.embedded_weights import converted_dir
+    from deepresearch.agent.model.factory import build_model
+
+    from .conftest import model_cache_dir
+
+    model = build_model(ModelSettings(), cache_dir=model_cache_dir())
+    try:
+        await model.complete(recorded_calls()[0])
+        assert model._engine.prefixes._store.directory == converted_dir(model_cache_dir()) / STORE_DIR_NAME
+        assert any(model._engine.prefixes._store.directory.glob("*.safetensors"))
+    finally:
+        await model.close()

@@ -43,3 +43,12 @@ def test_a_pipeline_it_does_not_run_goes_to_sentence_transformers(tmp_path):
     (folder / "1_Pooling" / "config.json").write_text(json.dumps(pooling))
     assert embedding._pipeline(folder) is None
     assert isinstance(embedding._load(folder), embedding._SentenceTransformerEncoder)
+
+
+def test_a_transformer_other_than_plain_bert_goes_to_sentence_transformers(tmp_path):
+    folder = tmp_path / "model"
+    shutil.copytree(default_model_dir(), folder)
+    config = json.loads((folder / "config.json").read_text())
+    (folder / "config.json").write_text(json.dumps({**config, "hidden_act": "gelu_new"}))
+    assert embedding._pipeline(folder) == ("mean", 256)  # the pipeline is plain, the network is not ours
+    assert isinstance(embedding._load(folder), embedding._SentenceTransformerEncoder)
