@@ -6,7 +6,6 @@ import re
 from urllib.parse import urldefrag, urljoin
 
 import lxml.html
-import trafilatura
 from pydantic import BaseModel
 
 _SPACES = re.compile(r"[ \t\u00a0]+")
@@ -70,6 +69,8 @@ def extract_html(html: str, url: str, *, max_links: int = 100) -> ExtractedPage:
     Falls back to all visible text when trafilatura finds no main content (e.g. a link list), so a
     page never comes back empty just because it is not an article.
     """
+    import trafilatura  # on first use: ~0.1 s of every start-up otherwise
+
     doc = _parse(html)
     text = trafilatura.extract(
         html, url=url, include_comments=False, include_tables=True, favor_recall=True, deduplicate=False
