@@ -50,8 +50,8 @@ class LlamaConfig:
         path = Path(model_dir) / "config.json"
         try:
             raw = json.loads(path.read_text())
-            rope = raw.get("rope_parameters") or {"rope_type": "default", **({"rope_theta": raw["rope_theta"]}
-                                                                           if "rope_theta" in raw else {})}
+            rope = dict(raw.get("rope_parameters") or {"rope_type": "default"})
+            rope.setdefault("rope_theta", float(raw.get("rope_theta", 10000.0)))  # transformers' Llama default
             heads = int(raw["num_attention_heads"])
             return cls(
                 model_type=str(raw["model_type"]), hidden_size=int(raw["hidden_size"]),
@@ -59,18 +59,12 @@ class LlamaConfig:
                 num_attention_heads=heads, num_key_value_heads=int(raw.get("num_key_value_heads", heads)),
                 head_dim=int(raw.get("head_dim") or raw["hidden_size"] // heads), vocab_size=int(raw["vocab_size"]),
                 max_position_embeddings=int(raw["max_position_embeddings"]), rms_norm_eps=float(raw["rms_norm_eps"]),
-                rope_parameters=dict(rope), eos_token_id=raw.get("eos_token_id"),
+                rope_parameters=rope, eos_token_id=raw.get("eos_token_id"),
                 tie_word_embeddings=bool(raw.get("tie_word_embeddings", False)),
                 attention_bias=bool(raw.get("attention_bias", False)), mlp_bias=bool(raw.get("mlp_bias", False)),
             )
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise ModelError(f"cannot read the model config {path}: {exc}") from exc
-
-    @property
-    def plain(self) -> bool:
-        """A Llama the lean forward computes exactly: default RoPE, no biases."""
-        return (self.model_type == "llama" and self.rope_parameters.get("rope_type", "default") == "default"
-                and not self.attention_bias and not self.mlp_bias)
 
 
 class RMSNorm(nn.Module):
