@@ -304,12 +304,9 @@ class BatchingEngine:
         forced = grammar.forced_string()
         if self._jump_forward == "verified":
             context = row.job.prompt_ids + row.token_ids
-            if not forced:
-                row.draft = self._drafts.continuation(context)[:room]
-                return
-            if row.learning is None:
+            if forced and row.learning is None:
                 row.learning = (forced, used)
-            row.draft = self._drafts.draft(forced, context)[:room]
+            row.draft = (self._drafts.draft(forced, context) if forced else self._drafts.continuation(context))[:room]
             return
         if not forced:
             return

@@ -12,8 +12,8 @@ different batch composition already does. Entries are dropped when an adapter is
 
 The base model's prefixes are also kept on disk (`PrefixStore`, beside the converted weights), so the
 next process — the next `deepresearch ask` — starts with them instead of spending ~1.5 s recomputing
-them. Files are keyed by the weights file, the forward kind and the token ids; an adapter's prefixes stay
-in memory only (an adapter can be replaced under the same name).
+them. Files are keyed by the weights file, the computation (forward kind, threads) and the token ids; an
+adapter's prefixes stay in memory only (an adapter can be replaced under the same name).
 """
 
 from __future__ import annotations
@@ -78,8 +78,11 @@ class PrefixStore:
             stacked = torch.stack([torch.stack(pair) for pair in states])
             fd, tmp = tempfile.mkstemp(dir=self.directory, suffix=".tmp")
             os.close(fd)
-            save_file({"kv": stacked.contiguous()}, tmp)
-            os.replace(tmp, self._path(ids))  # readers see a whole file or none
+            try:
+                save_file({"kv": stacked.contiguous()}, tmp)
+                os.replace(tmp, self._path(ids))  # readers see a whole file or none
+            finally:
+                Path(tmp).unlink(missing_ok=True)  # left only when the write failed
             files = sorted(self.directory.glob("*.safetensors"), key=lambda f: f.stat().st_mtime_ns)
             for old in files[:-STORE_LIMIT]:
                 old.unlink(missing_ok=True)
