@@ -49,12 +49,12 @@ class BertEncoder:
              + w["embeddings.token_type_embeddings.weight"][0])
         x = self._norm(x, "embeddings.LayerNorm")
         visible = mask.bool()[:, None, None, :]  # every query sees the real keys of its row
+
+        def split(t: torch.Tensor) -> torch.Tensor:  # [rows, tokens, hidden] → [rows, heads, tokens, dim]
+            return t.view(rows, length, self.heads, -1).transpose(1, 2)
+
         for i in range(self.layers):
             p = f"encoder.layer.{i}"
-
-            def split(t: torch.Tensor) -> torch.Tensor:
-                return t.view(rows, length, self.heads, -1).transpose(1, 2)
-
             q, k, v = (split(self._dense(x, f"{p}.attention.self.{n}")) for n in ("query", "key", "value"))
             context = F.scaled_dot_product_attention(q, k, v, attn_mask=visible)
             context = context.transpose(1, 2).reshape(rows, length, -1)

@@ -6,6 +6,7 @@ passes embeddings computed here.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import os
@@ -116,10 +117,8 @@ def _load(model_dir: Path) -> _Encoder | _SentenceTransformerEncoder:
             if plain:
                 from .bert_encoder import NotPlainBert
 
-                try:
+                with contextlib.suppress(NotPlainBert):  # another architecture: sentence-transformers runs it
                     encoder = _Encoder(model_dir, *plain)
-                except NotPlainBert:
-                    encoder = None  # another architecture: sentence-transformers runs it
             _models[model_dir] = encoder or _SentenceTransformerEncoder(model_dir)
         return _models[model_dir]
 
