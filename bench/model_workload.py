@@ -43,13 +43,15 @@ def role_of(messages: list[dict[str, str]]) -> str:
     return next((role for mark, role in ROLE_MARKS.items() if mark in system[:200]), "other")
 
 
-def requests(calls: list[dict[str, Any]]) -> list[Any]:
-    """The recorded calls as greedy ChatRequests (T 0, so jump-forward on and off can be compared)."""
+def requests(calls: list[dict[str, Any]], adapter: str | None = None, roles: set[str] = frozenset()) -> list[Any]:
+    """The recorded calls as greedy ChatRequests (T 0, so jump-forward on and off can be compared); the calls
+    of `roles` on `adapter` (a role-scoped adapter, as in training rollouts: batches mix it with the base)."""
     from deepresearch.agent.model.types import ChatRequest, Message, Sampling
 
     return [
         ChatRequest(messages=[Message(**m) for m in call["messages"]], json_schema=call["schema"],
-                    sampling=Sampling(temperature=0.0, max_tokens=call["max_tokens"]))
+                    sampling=Sampling(temperature=0.0, max_tokens=call["max_tokens"]),
+                    adapter=adapter if role_of(call["messages"]) in roles else None)
         for call in calls
     ]
 

@@ -3,13 +3,11 @@
     .venv/bin/python scripts/learning_demo.py --minutes 55 --out /tmp/learning-demo
     .venv/bin/python scripts/learning_demo.py --out /tmp/learning-demo --recheck 2 3   # more eval seeds, after
 
-Defaults: comparison questions; only the planner trained (the adapter answers only for it, and the
-untrained roles decode greedily, so a group's reward differences come from the planner's choices);
-the evidence reward term (share of gold documents the run found evidence in) weighted 1.0 next to the
-outcome, F1, citation and cost terms; advantages scaled by the round's reward std; lr 5e-4; 2 GRPO
-passes per round. Earlier configurations and why they changed: docs/results/README.md.
+Defaults: comparison questions; only the planner trained (the other roles decode greedily, so a group's
+reward differences are the planner's); the evidence term (share of gold documents found) at 1.0 beside the
+other terms; advantages scaled by the round's std; lr 5e-4; 2 GRPO passes a round (docs/results/README.md).
 
-1. The world: the pool questions' candidate documents (HotpotQA distractor setting: gold + distractors)
+1. The world: the questions' candidate documents (gold + distractors; --world pool: the whole pool corpus)
    served as the local web; the real graph and tools; SmolLM2-135M embedded.
 2. Dev reward before training: every dev question answered once per eval seed, decoded like the
    rollouts (trained roles sample at the training temperature, the others greedily); the run reward is
@@ -17,7 +15,10 @@ passes per round. Earlier configurations and why they changed: docs/results/READ
 3. Training rounds (rollout G runs per question → score → one GRPO update) while another round fits in
    the training budget (--minutes). No eval gate here: this script measures dev itself.
 4. Dev reward after, with the same questions and seeds. The noise band is the spread over seeds.
-Writes summary.json and learning.png (train reward per round; dev reward before/after with its band).
+5. Dev EM at T 0 (every role greedy, as `ask` answers) of the base model, every --em-every rounds'
+   adapter and the final one: the learning curve of what a user sees.
+Writes summary.json and learning.png, and prints the `deepresearch eval` command that measures the final
+adapter against the base on the 100 reference dev questions with paired intervals.
 """
 
 from __future__ import annotations
@@ -40,24 +41,29 @@ POOL = Path("/work/shared/data/pool")
 from deepresearch.agent.prompts import ROLES  # noqa: E402 - light import, after the env settings above
 
 
-def build_world(out: Path, n_train: int, n_dev: int, seed: int, types: list[str] | None = None) -> tuple[Path, Path]:
-    """Train/dev questions (no yes/no; of the given types if any) and the union of their candidate
-    documents as the corpus."""
+def build_world(out: Path, n_train: int, n_dev: int, seed: int, types: list[str] | None = None,
+                train_sources: list[str] | None = None, whole_pool: bool = False) -> tuple[Path, Path]:
+    """Train/dev questions (no yes/no; of the given types if any; train ones only from `train_sources` if
+    given, so the other sources stay a slice the trainer never saw) and the union of their candidate
+    documents as the corpus, or the whole pool corpus (what the reference eval searches)."""
     rows_all = [json.loads(line) for line in (POOL / "questions.jsonl").open()]
     rows = [q for q in rows_all if not q.get("yes_no") and q.get("answer_in_gold_docs")
             and (not types or q.get("type") in types)]
     rng = random.Random(seed)
-    train = [q for q in rows if q["split"] == "train"]
+    train = [q for q in rows if q["split"] == "train" and (not train_sources or q.get("source") in train_sources)]
     dev = [q for q in rows if q["split"] == "dev"]
     rng.shuffle(train)
     rng.shuffle(dev)
     train, dev = train[:n_train], dev[:n_dev]
     if not train or not dev:
         known = sorted({q.get("type") for q in rows_all})
-        raise SystemExit(f"error: no pool train/dev questions of types {types}; the types are: {', '.join(known)}")
+        sources = sorted({q.get("source") for q in rows_all})
+        raise SystemExit(f"error: no pool train/dev questions of types {types} (train sources {train_sources}); "
+                         f"the types are: {', '.join(known)}; the sources: {', '.join(sources)}")
     from deepresearch.evals.dataset import write_subset
 
-    return write_subset(train + dev, POOL / "corpus.jsonl", out)
+    qfile, corpus = write_subset(train + dev, POOL / "corpus.jsonl", out)
+    return qfile, (POOL / "corpus.jsonl" if whole_pool else corpus)
 
 
 async def dev_rewards(questions, runtime, policy, *, label: str, doc_id_for, cfg, concurrency: int) -> list[dict]:
@@ -80,7 +86,7 @@ async def dev_rewards(questions, runtime, policy, *, label: str, doc_id_for, cfg
             raise RuntimeError(f"dev question {q.id}: {scored.error}")
         reward = scored.reward
         return {"question_id": q.id, "run_id": scored.run_id, "reward": reward.total, "terms": reward.terms,
-                "tier": reward.tier, "gold_evidence": scored.gold_evidence}
+                "tier": reward.tier, "em": scored.em, "gold_evidence": scored.gold_evidence}
 
     return list(await asyncio.gather(*(one(q) for q in questions)))
 
@@ -103,6 +109,9 @@ def profile(runs_by_seed: dict[int, list[dict]]) -> dict:
             "gold_evidence": statistics.mean(float(r["gold_evidence"]) for r in runs)}
 
 
+VERDICTS = {True: "rose beyond noise", False: "did NOT rise beyond noise", None: "one eval seed: no noise band"}
+
+
 def band(values: list[float]) -> dict:
     return {"mean": statistics.mean(values), "low": min(values), "high": max(values), "per_seed": values}
 
@@ -123,7 +132,8 @@ async def run(args: argparse.Namespace) -> dict:
 
     started = time.monotonic()
     out = args.out
-    qfile, corpus = build_world(out / "world", args.train_questions, args.dev_questions, args.seed, args.types)
+    qfile, corpus = build_world(out / "world", args.train_questions, args.dev_questions, args.seed, args.types,
+                                args.train_sources, whole_pool=args.world == "pool")
     train_qs = questions_from_file(qfile, split="train")
     dev_qs = questions_from_file(qfile, split="dev")
     cache = Path(os.environ.get("DEEPRESEARCH_CACHE_DIR") or Path.home() / ".cache" / "deepresearch")
@@ -148,11 +158,12 @@ async def run(args: argparse.Namespace) -> dict:
     # The dev runs decode like the rollouts: only the trained roles sample (greedy_untrained_roles).
     sampled = cfg.rewards.trained_roles() if cfg.rollout.greedy_untrained_roles else None
 
-    def dev_policy(adapter: str | None, seed: int) -> RunPolicy:
-        return RunPolicy(adapter=registry.choice(adapter), temperature=args.temperature, sampled_roles=sampled,
+    def dev_policy(adapter: str | None, seed: int, temperature: float = args.temperature) -> RunPolicy:
+        return RunPolicy(adapter=registry.choice(adapter), temperature=temperature, sampled_roles=sampled,
                          seed=seed, max_tokens=args.max_tokens)
 
-    summary: dict = {"command": " ".join([sys.executable, *sys.argv]), "settings": vars(args) | {"out": str(out)}}
+    summary: dict = {"command": " ".join([sys.executable, *sys.argv]), "settings": vars(args) | {"out": str(out)},
+                     "checkpoints": []}
     try:
         async with rollout_environment(tools, corpus=corpus) as env:
             runtime = ResearchRuntime(model=model, toolbox=env.toolbox, store=store, settings=agent)
@@ -167,6 +178,17 @@ async def run(args: argparse.Namespace) -> dict:
             summary["dev_before_profile"] = profile(before)
             log(f"dev reward before: {summary['dev_before']} {summary['dev_before_profile']} ({eval_s / 60:.1f} min)")
 
+            async def checkpoint(round_: int, adapter: str | None) -> None:
+                """Dev EM of the adapter at T 0 (every role greedy, as `ask` answers): the learning curve."""
+                runs = await dev_rewards(dev_qs, runtime, dev_policy(adapter, 0, temperature=0.0), label=f"em-{round_}",
+                                         **common)
+                ems = [float(r["em"] or 0.0) for r in runs]
+                summary["checkpoints"].append({"round": round_, "adapter": adapter, "em": statistics.mean(ems),
+                                               "correct": int(sum(ems)), "questions": len(ems),
+                                               "per_question": {r["question_id"]: r["em"] for r in runs}})
+                log(f"dev EM at round {round_} ({adapter or 'base'}): {int(sum(ems))}/{len(ems)}")
+
+            await checkpoint(0, None)
             ctx = LoopContext(settings=cfg, model_dir=model_dir, models=[model], toolbox=env.toolbox, store=store,
                               agent=agent, tools=tools, registry=registry, work_dir=out / "data" / "train",
                               doc_id_for=env.doc_id_for, max_tokens=args.max_tokens)
@@ -195,9 +217,15 @@ async def run(args: argparse.Namespace) -> dict:
                 log(f"round {report.round}: reward {rounds[-1]['reward_mean']} tiers {rounds[-1]['tiers']} "
                     f"gold evidence {rounds[-1]['gold_evidence']} samples {report.samples} "
                     f"adapter {report.adapter} ({(time.monotonic() - t_round) / 60:.1f} min)")
+                if args.em_every and report.round % args.em_every == 0:
+                    t_eval = time.monotonic()
+                    await checkpoint(report.round, loop.policy_adapter)
+                    deadline += time.monotonic() - t_eval  # the curve's evals are not training time
             summary["train"] = rounds
             summary["train_minutes"] = (time.monotonic() - train_started) / 60
             final = loop.policy_adapter
+            if rounds and summary["checkpoints"][-1]["round"] != rounds[-1]["round"]:
+                await checkpoint(rounds[-1]["round"], final)
             after = {s: await dev_rewards(dev_qs, runtime, dev_policy(final, s), label="after", **common)
                      for s in args.eval_seeds}
             summary["dev_after"] = band([statistics.mean(r["reward"] for r in runs) for runs in after.values()])
@@ -212,7 +240,7 @@ async def run(args: argparse.Namespace) -> dict:
     noise = (b["high"] - b["low"]) / 2 + (a["high"] - a["low"]) / 2
     summary["rise"] = a["mean"] - b["mean"]
     summary["noise"] = noise
-    summary["rose_beyond_noise"] = summary["rise"] > noise
+    summary["rose_beyond_noise"] = summary["rise"] > noise if len(args.eval_seeds) > 1 else None
     summary["minutes"] = (time.monotonic() - started) / 60
     return summary
 
@@ -244,7 +272,9 @@ def plot(summary: dict, path: Path) -> None:
     import matplotlib.pyplot as plt
 
     profiles = "dev_before_profile" in summary
-    fig, axes = plt.subplots(1, 3 if profiles else 2, figsize=(16 if profiles else 11, 4.2))
+    checkpoints = summary.get("checkpoints") or []
+    panels = 2 + profiles + bool(checkpoints)
+    fig, axes = plt.subplots(1, panels, figsize=(5.4 * panels, 4.2))
     left, right = axes[0], axes[1]
     rounds = [r for r in summary["train"] if r["reward_mean"] is not None]
     xs = [r["round"] for r in rounds]
@@ -267,9 +297,11 @@ def plot(summary: dict, path: Path) -> None:
                        capsize=8)
         right.scatter([i] * len(b["per_seed"]), b["per_seed"], color="black", s=12, zorder=3)
     right.set_xticks([0, 1], ["before", f"after ({summary.get('final_adapter') or 'base'})"])
-    verdict = "rose beyond noise" if summary["rose_beyond_noise"] else "did NOT rise beyond noise"
+    verdict = VERDICTS[summary["rose_beyond_noise"]]
     right.set(title=f"dev reward, band = spread over {len(summary['dev_before']['per_seed'])} eval seeds\n"
-                    f"{verdict}: Δ {summary['rise']:+.3f} vs noise {summary['noise']:.3f}", ylabel="reward")
+                    f"{verdict}: Δ {summary['rise']:+.3f}"
+                    + ("" if summary["rose_beyond_noise"] is None else f" vs noise {summary['noise']:.3f}"),
+              ylabel="reward")
     if profiles:  # what changed in the runs: evidence from gold documents, the citation term
         third = axes[2]
         before, after = summary["dev_before_profile"], summary["dev_after_profile"]
@@ -284,8 +316,22 @@ def plot(summary: dict, path: Path) -> None:
         third.set_xticks([j * 3 + 0.5 for j in range(len(keys))], [names[k] for k in keys])
         third.set(title="dev runs, all seeds: what changed", ylim=(0, 1.05))
         third.legend(fontsize=8)
+    if checkpoints:  # what a user sees: the answers, at T 0, per checkpoint
+        em = axes[-1]
+        em.plot([c["round"] for c in checkpoints], [c["em"] for c in checkpoints], marker="o", color="tab:purple")
+        for c in checkpoints:
+            em.annotate(f"{c['correct']}/{c['questions']}", (c["round"], c["em"]), textcoords="offset points",
+                        xytext=(0, 6), ha="center", fontsize=8)
+        em.set(title="dev EM per checkpoint (T 0, every role greedy)", xlabel="round (0 = base model)",
+               ylabel="exact match", ylim=(0, max(0.1, *(c["em"] for c in checkpoints)) * 1.25))
     fig.tight_layout()
     fig.savefig(path, dpi=120)
+
+
+def rise(summary: dict) -> str:
+    b, a = summary["dev_before"], summary["dev_after"]
+    return (f"dev reward {b['mean']:.3f} [{b['low']:.3f}, {b['high']:.3f}] → {a['mean']:.3f} [{a['low']:.3f}, "
+            f"{a['high']:.3f}]: {VERDICTS[summary['rose_beyond_noise']]}")
 
 
 def main() -> None:
@@ -297,6 +343,15 @@ def main() -> None:
     p.add_argument("--dev-questions", type=int, default=32)
     p.add_argument("--types", nargs="+", default=["comparison"],
                    help="only pool questions of these types (bridge, comparison, 2hop, …); 'all' for every type")
+    p.add_argument("--train-sources", nargs="+", metavar="SOURCE",
+                   help="train only on pool questions from these sources (hotpotqa, musique); the others stay a "
+                        "slice the trainer never saw")
+    p.add_argument("--world", choices=["candidates", "pool"], default="candidates",
+                   help="the local web: the chosen questions' candidate documents (gold + distractors, found almost "
+                        "always), or the whole pool corpus, as the reference eval searches")
+    p.add_argument("--em-every", type=int, default=2, metavar="ROUNDS",
+                   help="dev EM at T 0 of the adapter every N rounds (and of the base model and the final adapter); "
+                        "0 = only base and final")
     p.add_argument("--eval-seeds", type=int, nargs="+", default=[0, 1])
     p.add_argument("--group-size", type=int, default=4)
     p.add_argument("--questions-per-round", type=int, default=4)
@@ -320,24 +375,27 @@ def main() -> None:
     args.train_roles = None if "all" in args.train_roles else args.train_roles
     if not POOL.is_dir():
         raise SystemExit(f"error: pool data not found at {POOL}")
+    if args.em_every < 0:
+        raise SystemExit(f"error: --em-every must be 0 or more rounds (got {args.em_every})")
     if args.recheck and not (args.out / "summary.json").is_file():
         raise SystemExit(f"error: --recheck needs a finished demo in {args.out} (no summary.json there)")
     summary = asyncio.run(run(args))
     if args.recheck:
         (args.out / "recheck.json").write_text(json.dumps(summary, indent=2, default=str))
-        b, a = summary["dev_before"], summary["dev_after"]
-        print(f"recheck on seeds {args.recheck}: dev reward {b['mean']:.3f} [{b['low']:.3f}, {b['high']:.3f}] → "
-              f"{a['mean']:.3f} [{a['low']:.3f}, {a['high']:.3f}] with {summary['final_adapter']}: "
-              + ("rose by more than its noise" if summary["rose_beyond_noise"] else "did NOT rise beyond its noise"))
+        print(f"recheck on seeds {args.recheck}: {rise(summary)} with {summary['final_adapter']}")
         return
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "summary.json").write_text(json.dumps(summary, indent=2, default=str))
     plot(summary, args.out / "learning.png")
-    b, a = summary["dev_before"], summary["dev_after"]
-    print(f"dev reward {b['mean']:.3f} [{b['low']:.3f}, {b['high']:.3f}] → {a['mean']:.3f} "
-          f"[{a['low']:.3f}, {a['high']:.3f}] after {len(summary['train'])} rounds in {summary['minutes']:.0f} min: "
-          + ("rose by more than its noise" if summary["rose_beyond_noise"] else "did NOT rise by more than its noise"))
+    print(f"{rise(summary)} after {len(summary['train'])} rounds in {summary['minutes']:.0f} min")
+    print("dev EM per checkpoint (T 0): " + ", ".join(f"round {c['round']} {c['correct']}/{c['questions']}"
+                                                      for c in summary["checkpoints"]))
     print(f"plot: {args.out / 'learning.png'}  summary: {args.out / 'summary.json'}")
+    if summary.get("final_adapter"):  # the paired measurement on the reference questions, with the full budget
+        print("base vs trained on 100 pool dev questions: deepresearch eval --questions "
+              f"{POOL / 'questions.jsonl'} --corpus {POOL / 'corpus.jsonl'} --split dev --limit 100 --system graph "
+              f"--concurrency 4 --temperature 0 --adapter {args.out / 'data' / 'adapters' / summary['final_adapter']} "
+              f"--out {args.out / 'eval-pool-dev-100'}  (then `deepresearch eval compare` with the base's eval)")
 
 
 if __name__ == "__main__":

@@ -7,7 +7,9 @@ layers for the rows it serves (`prepare`):
   into the weights, so decoding costs what the base model costs (peft's unmerged path is ~8 % slower and
   its per-row path ~30 % slower at batch 8 on a CPU);
 - no row on an adapter: the LoRA layers are switched off;
-- a mix: unmerged, through peft's mixed-batch `adapter_names` argument ("__base__" = no adapter).
+- a mix: unmerged. The lean forward adds each row's LoRA products itself (`lean_rows`: plain LoRA on the
+  layers' projections, which is what the trainer writes); any other adapter goes through peft's
+  mixed-batch `adapter_names` argument ("__base__" = no adapter) on transformers' forward.
 Merges change only with the batch's make-up, not per step. With no adapter loaded the plain model runs.
 Only the engine's worker thread calls `load`/`unload`/`prepare`, between decode steps.
 
@@ -27,6 +29,9 @@ from .base import ModelError
 from .embedded_llama import LlamaWeights
 
 BASE_ROW = "__base__"
+PROJECTIONS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
+LayerLora = dict[str, tuple[torch.Tensor, torch.Tensor]]  # projection → (A [r, in], scaling · B [out, r])
+RowGroups = list[tuple[list[int], list[LayerLora]]]  # per adapter of a batch: its rows, its products per layer
 
 
 class AdapterSet:
@@ -37,6 +42,7 @@ class AdapterSet:
         self._paths: dict[str, Path] = {}
         self._merged: str | None = None  # adapter whose weights are currently added into the base weights
         self._disabled = False  # LoRA layers switched off (every row on the base model)
+        self._lean: dict[str, list[LayerLora] | None] = {}  # an adapter's products for the lean forward
 
     @property
     def model(self) -> torch.nn.Module:
@@ -64,6 +70,7 @@ class AdapterSet:
             raise ModelError(f"invalid adapter name {name!r}")
         if name in self._paths:
             self.unload(name)
+        self._lean.pop(name, None)
         self._arrange(merged=None, disabled=False)  # load into plain LoRA layers, never into merged weights
         from peft import PeftModel
 
@@ -87,6 +94,7 @@ class AdapterSet:
         assert self._peft is not None
         self._arrange(merged=None, disabled=False)  # a merged delta must leave the weights with its adapter
         del self._paths[name]
+        self._lean.pop(name, None)
         if self._paths:
             self._peft.delete_adapter(name)
         else:
@@ -107,6 +115,44 @@ class AdapterSet:
             return {}
         self._arrange(merged=None, disabled=False)
         return {"adapter_names": [a if a is not None else BASE_ROW for a in row_adapters]}
+
+    def lean_rows(self, row_adapters: list[str | None]) -> tuple[bool, RowGroups]:
+        """Arrange the LoRA layers for the lean forward: (False, []) when it cannot compute these rows (an
+        adapter that is not plain LoRA on the projections: use `prepare` and peft's path); else True and
+        the LoRA products it must add per adapter's rows, none when no row has an adapter or one is merged."""
+        wanted = set(row_adapters)
+        if self._peft is None or len(wanted) == 1:
+            self.prepare(row_adapters)
+            return True, []
+        groups: RowGroups = []
+        for name in sorted(wanted - {None}):
+            if name not in self._lean:
+                self._lean[name] = self._products(name)
+            layers = self._lean[name]
+            if layers is None:
+                return False, []
+            groups.append(([i for i, a in enumerate(row_adapters) if a == name], layers))
+        self._arrange(merged=None, disabled=False)
+        return True, groups
+
+    def _products(self, name: str) -> list[LayerLora] | None:
+        """Adapter `name`'s (A, s·B) per layer and projection; None unless it is plain LoRA (no DoRA or other
+        variant, no LoRA bias; dropout is off at inference) on the decoder layers' projections only."""
+        layers: dict[int, LayerLora] = {}
+        for path, module in self._peft.named_modules():
+            if name not in getattr(module, "lora_A", {}):
+                continue
+            parts = path.split(".")
+            if "layers" not in parts or parts[-1] not in PROJECTIONS or name in getattr(module, "lora_variant", {}):
+                return None
+            b = module.lora_B[name]
+            if b.bias is not None:
+                return None
+            index = int(parts[parts.index("layers") + 1])
+            scaled = (b.weight * module.scaling[name]).detach().contiguous()
+            layers.setdefault(index, {})[parts[-1]] = (module.lora_A[name].weight.detach(), scaled)
+        count = len(self._peft.base_model.model.model.layers)
+        return [layers.get(i, {}) for i in range(count)]
 
     def _arrange(self, merged: str | None, disabled: bool) -> None:
         if self._peft is None:

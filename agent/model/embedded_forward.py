@@ -11,8 +11,8 @@ GEMM library, equal to it to ~1e-5 in the logits.
 The weights are not copied: every product reads the module's current weight tensor through a numpy
 view of its transpose, so an adapter merged into the weights (embedded_adapters.py) is what it computes
 with. The modules are embedded_llama.py's (transformers' names, no transformers import) or a
-transformers LlamaForCausalLM. Batches that mix adapters need peft's LoRA layers and go through
-transformers (`BatchingEngine`).
+transformers LlamaForCausalLM. In a batch that mixes adapters, each row's LoRA products are added to the
+base products (`RowLora`); an adapter that is not plain LoRA goes through peft's layers and transformers.
 
 Inputs follow the engine's conventions (embedded_batch.py): a 2D mask over the whole cache plus the
 columns fed now (0 = padding or a hole), per-row positions, and a cache whose layers grow in place.
@@ -26,7 +26,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from .embedded_adapters import AdapterSet
+from .embedded_adapters import AdapterSet, RowGroups
 
 ForwardKind = Literal["lean", "transformers"]
 DEFAULT_FORWARD: ForwardKind = "lean"
@@ -138,6 +138,26 @@ def grouped_attention(q: torch.Tensor, keys: torch.Tensor, values: torch.Tensor,
     return out.view(rows, heads, fed, dim)
 
 
+class RowLora:
+    """The LoRA products of a step whose rows mix adapters: each adapter's tokens get x·Aᵀ·(s·B)ᵀ added to a
+    projection's base output, as peft's mixed batch computes them, here in the same OpenBLAS products as
+    the base weights (peft's path runs transformers' forward, whose MKL products are ~2× slower here)."""
+
+    def __init__(self, groups: RowGroups, row_of_token: torch.Tensor) -> None:
+        self._groups = []  # (the packed tokens of an adapter's rows, its products per layer)
+        for rows, layers in groups:
+            tokens = torch.isin(row_of_token, torch.tensor(rows)).nonzero().squeeze(1)
+            if len(tokens):
+                self._groups.append((tokens, layers))
+
+    def add(self, out: torch.Tensor, x: torch.Tensor, layer: int, projection: str) -> torch.Tensor:
+        for tokens, layers in self._groups:
+            pair = layers[layer].get(projection)
+            if pair is not None:
+                out[tokens] += matmul_t(matmul_t(x[tokens], pair[0]), pair[1])
+        return out
+
+
 class LeanForward:
     """Logits of the last `keep` columns for tokens fed on top of a KV cache (see the module docstring)."""
 
@@ -161,7 +181,7 @@ class LeanForward:
         ]
 
     def __call__(self, input_ids: torch.Tensor, mask: torch.Tensor, positions: torch.Tensor, cache: Any,
-                 keep: int = 1) -> torch.Tensor:
+                 keep: int = 1, lora: RowGroups | None = None) -> torch.Tensor:
         rows, fed = input_ids.shape
         heads, kv_heads, dim = self._heads, self._kv_heads, self._head_dim
         # The fed columns that are tokens. A ragged step (one row drafting 30 tokens beside rows feeding 1)
@@ -175,17 +195,25 @@ class LeanForward:
         visible = attention_mask(mask, fed)
         by_row = RowAttention(mask, fed, visible) if visible is not None and rows > 1 else None
         n = x.shape[0]
+        row_lora = RowLora(lora, tokens.rows_of_tokens()) if lora else None
+
+        def project(h: torch.Tensor, linear: Any, index: int, name: str) -> torch.Tensor:
+            out = matmul_t(h, linear.weight)
+            return row_lora.add(out, h, index, name) if row_lora else out
+
         for index, (norm1, norm2, q_proj, k_proj, v_proj, o_proj, gate, up, down) in enumerate(self._layers):
             h = _rms_norm(x, norm1)
-            q = _rotate(matmul_t(h, q_proj.weight).view(n, heads, dim), cos, sin)
-            k = _rotate(matmul_t(h, k_proj.weight).view(n, kv_heads, dim), cos, sin)
-            v = matmul_t(h, v_proj.weight).view(n, kv_heads, dim)
+            q = _rotate(project(h, q_proj, index, "q_proj").view(n, heads, dim), cos, sin)
+            k = _rotate(project(h, k_proj, index, "k_proj").view(n, kv_heads, dim), cos, sin)
+            v = project(h, v_proj, index, "v_proj").view(n, kv_heads, dim)
             keys, values = cache.layers[index].update(tokens.unpack(k), tokens.unpack(v))
             q = tokens.unpack(q)  # [rows, heads, fed, dim], as is o
             o = by_row(q, keys, values) if by_row else grouped_attention(q, keys, values, visible)
-            x = x + matmul_t(tokens.pack(o.transpose(1, 2).reshape(rows * fed, heads * dim)), o_proj.weight)
+            o = tokens.pack(o.transpose(1, 2).reshape(rows * fed, heads * dim))
+            x = x + project(o, o_proj, index, "o_proj")
             h = _rms_norm(x, norm2)
-            x = x + matmul_t(F.silu(matmul_t(h, gate.weight)) * matmul_t(h, up.weight), down.weight)
+            gated = F.silu(project(h, gate, index, "gate_proj")) * project(h, up, index, "up_proj")
+            x = x + project(gated, down, index, "down_proj")
         # Logits of each row's last `keep` columns; a padding column among them stays 0 (nobody reads it).
         if tokens.dense:
             return matmul_t(_rms_norm(x.view(rows, fed, -1)[:, fed - keep :], self._model.norm), self._head.weight)
@@ -210,6 +238,11 @@ class _Packing:
             self.slot = torch.full((flat.numel(),), -1, dtype=torch.long)  # packed position of each flat column
             self.slot[self.index] = torch.arange(len(self.index))
 
+    def rows_of_tokens(self) -> torch.Tensor:
+        """The row of each packed token."""
+        flat = torch.arange(self.rows * self.fed) if self.dense else self.index
+        return flat // self.fed
+
     def pack(self, flat: torch.Tensor) -> torch.Tensor:
         return flat if self.dense else flat[self.index]
 
@@ -232,9 +265,11 @@ class ModelForward:
 
     def __call__(self, input_ids: torch.Tensor, mask: torch.Tensor, positions: torch.Tensor, cache: Any,
                  keep: int, row_adapters: list[str | None]) -> torch.Tensor:
+        if self.lean is not None:
+            computable, lora = self._adapters.lean_rows(row_adapters)
+            if computable:
+                return self.lean(input_ids, mask, positions, cache, keep, lora)
         extra = self._adapters.prepare(row_adapters)
-        if self.lean is not None and not extra:
-            return self.lean(input_ids, mask, positions, cache, keep)
         return self._adapters.model(
             input_ids=input_ids, attention_mask=mask, position_ids=positions, past_key_values=cache,
             use_cache=True, logits_to_keep=keep, **extra,

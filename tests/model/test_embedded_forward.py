@@ -157,3 +157,38 @@ async def test_the_model_forward_setting_reaches_the_engine():
         assert (await model.complete(recorded_calls()[0])).parsed is not None
     finally:
         await model.close()
+
+
+@torch.inference_mode()
+def test_rows_that_mix_adapters_get_their_own_lora_products_in_the_lean_forward(model_dir, lora_dir):
+    from deepresearch.agent.model.embedded_adapters import AdapterSet
+    from deepresearch.agent.model.embedded_llama import LlamaWeights
+
+    adapters = AdapterSet(LlamaWeights.load(model_dir))
+    lean = LeanForward(adapters.weights)
+    base = run(lean, adapters.weights)
+    adapters.load("a", lora_dir)
+    extra = adapters.prepare(["a", None])  # peft's mixed batch on transformers' forward: the reference
+    expected = run(lambda *a: transformers_logits(adapters.model, *a, **extra), adapters.model)
+    computable, groups = adapters.lean_rows(["a", None])
+    assert computable and [rows for rows, _ in groups] == [[0]]
+    mixed = run(lambda *a: lean(*a, lora=groups), adapters.model)
+    for want, got in zip(real_columns(expected), real_columns(mixed), strict=True):
+        assert torch.allclose(want, got, atol=1e-3), (want - got).abs().max()
+    assert not torch.allclose(mixed[3][0], base[3][0], atol=1e-2)  # row 0 is on the adapter
+    assert torch.allclose(mixed[3][1], base[3][1], atol=1e-4)  # row 1 is not
+
+
+def test_an_adapter_that_is_not_plain_lora_takes_peft_s_path(model_dir, tmp_path):
+    from deepresearch.agent.model.embedded_adapters import AdapterSet
+    from deepresearch.agent.model.embedded_llama import LlamaWeights
+    from peft import LoraConfig, get_peft_model
+    from transformers import AutoModelForCausalLM
+
+    dora = get_peft_model(AutoModelForCausalLM.from_pretrained(model_dir, dtype=torch.float32),
+                          LoraConfig(r=4, target_modules=["q_proj"], use_dora=True))
+    dora.save_pretrained(tmp_path / "dora")
+    adapters = AdapterSet(LlamaWeights.load(model_dir))
+    adapters.load("dora", tmp_path / "dora")
+    assert adapters.lean_rows(["dora", None]) == (False, [])
+    assert adapters.lean_rows(["dora", "dora"]) == (True, [])  # one adapter: merged into the weights
