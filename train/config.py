@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
+from deepresearch.agent.model.server import LORA_TARGET_MODULES
 from pydantic import BaseModel, Field, field_validator
 
 # Our short names for the two aggregations the brief talks about, mapped onto TRL's loss types.
@@ -85,9 +86,7 @@ class LoraSettings(BaseModel):
     r: int = Field(16, ge=1, le=512)
     lora_alpha: int = Field(32, ge=1)
     lora_dropout: float = Field(0.0, ge=0.0, lt=1.0)
-    target_modules: list[str] = Field(
-        default_factory=lambda: ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
-    )
+    target_modules: list[str] = Field(default_factory=lambda: list(LORA_TARGET_MODULES))
 
 
 class RewardSettings(BaseModel):

@@ -27,9 +27,9 @@ import torch
 
 from .base import ModelError
 from .embedded_llama import LlamaWeights
+from .server import LORA_TARGET_MODULES
 
 BASE_ROW = "__base__"
-PROJECTIONS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
 LayerLora = dict[str, tuple[torch.Tensor, torch.Tensor]]  # projection → (A [r, in], scaling · B [out, r])
 RowGroups = list[tuple[list[int], list[LayerLora]]]  # per adapter of a batch: its rows, its products per layer
 
@@ -143,7 +143,8 @@ class AdapterSet:
             if name not in getattr(module, "lora_A", {}):
                 continue
             parts = path.split(".")
-            if "layers" not in parts or parts[-1] not in PROJECTIONS or name in getattr(module, "lora_variant", {}):
+            plain = name not in getattr(module, "lora_variant", {})
+            if "layers" not in parts or parts[-1] not in LORA_TARGET_MODULES or not plain:
                 return None
             b = module.lora_B[name]
             if b.bias is not None:
