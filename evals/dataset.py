@@ -18,6 +18,7 @@ import json
 import random
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TypeVar
 
 from deepresearch.evals.metrics import is_yes_no
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -88,42 +89,35 @@ def _records(path: Path) -> Iterator[tuple[int, dict]]:
             yield lineno, record
 
 
+Record = TypeVar("Record", EvalQuestion, CorpusDoc)
+
+
 def load_questions(path: Path | str) -> list[EvalQuestion]:
     """Read and validate a questions.jsonl file (ids unique, required fields present)."""
-    path = Path(path)
-    questions: list[EvalQuestion] = []
-    seen: dict[str, int] = {}
-    for lineno, record in _records(path):
-        try:
-            q = EvalQuestion.model_validate(record)
-        except ValidationError as exc:
-            raise DatasetError(f"{path}:{lineno}: {_first_error(exc)}") from None
-        if q.id in seen:
-            raise DatasetError(f"{path}:{lineno}: duplicate id '{q.id}' (first on line {seen[q.id]})")
-        seen[q.id] = lineno
-        questions.append(q)
-    if not questions:
-        raise DatasetError(f"{path}: no questions in file")
-    return questions
+    return _load_unique(Path(path), EvalQuestion, "questions")
 
 
 def load_corpus(path: Path | str) -> list[CorpusDoc]:
     """Read and validate a corpus.jsonl file (ids unique, text non-empty)."""
-    path = Path(path)
-    docs: list[CorpusDoc] = []
+    return _load_unique(Path(path), CorpusDoc, "documents")
+
+
+def _load_unique(path: Path, model: type[Record], what: str) -> list[Record]:
+    """Every line validated as `model`, ids unique; a one-line DatasetError at the first problem."""
+    records: list[Record] = []
     seen: dict[str, int] = {}
-    for lineno, record in _records(path):
+    for lineno, raw in _records(path):
         try:
-            doc = CorpusDoc.model_validate(record)
+            record = model.model_validate(raw)
         except ValidationError as exc:
             raise DatasetError(f"{path}:{lineno}: {_first_error(exc)}") from None
-        if doc.id in seen:
-            raise DatasetError(f"{path}:{lineno}: duplicate id '{doc.id}' (first on line {seen[doc.id]})")
-        seen[doc.id] = lineno
-        docs.append(doc)
-    if not docs:
-        raise DatasetError(f"{path}: no documents in file")
-    return docs
+        if record.id in seen:
+            raise DatasetError(f"{path}:{lineno}: duplicate id '{record.id}' (first on line {seen[record.id]})")
+        seen[record.id] = lineno
+        records.append(record)
+    if not records:
+        raise DatasetError(f"{path}: no {what} in file")
+    return records
 
 
 def check_gold_ids(questions: list[EvalQuestion], corpus_ids: set[str], questions_path: Path | str) -> None:

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import statistics
-import time
 from pathlib import Path
 
 import pytest
@@ -152,18 +150,14 @@ def test_pool_corpus_index_is_complete_and_returns_full_text(pool_index):
     assert stored is not None and stored.text == first["text"] and stored.title == first["title"]
 
 
-def test_pool_search_is_fast_and_finds_gold_documents(pool_index):
+def test_pool_search_finds_gold_documents(pool_index):
+    # Latency is bench/tools.py's to measure ("local search p50", target < 10 ms), not a timed test's.
     questions = [json.loads(line) for line in POOL_QUESTIONS.open()]
     dev = [q for q in questions if q["split"] == "dev"][:300]
-    latencies, found, gold = [], 0, 0
+    found, gold = 0, 0
     for q in dev:
-        start = time.perf_counter()
-        hits = pool_index.search(q["question"], 10)
-        latencies.append(time.perf_counter() - start)
-        ids = {h.doc_id for h in hits}
+        ids = {h.doc_id for h in pool_index.search(q["question"], 10)}
         found += sum(g in ids for g in q["gold_doc_ids"])
         gold += len(q["gold_doc_ids"])
-    p50_ms = statistics.median(latencies) * 1000
-    print(f"pool BM25: p50 {p50_ms:.2f} ms, gold recall@10 {found / gold:.3f}")
-    assert p50_ms < 10
+    print(f"pool BM25: gold recall@10 {found / gold:.3f}")
     assert found / gold > 0.6

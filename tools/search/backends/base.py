@@ -21,6 +21,15 @@ class SearchBackend(ABC):
         pass
 
 
+class KeyedApiBackend(SearchBackend):
+    """A hosted search API reached with an API key over the shared HTTP client (Brave, Tavily)."""
+
+    def __init__(self, api_key: str, url: str, client: httpx.AsyncClient):
+        self.api_key = api_key
+        self.url = url
+        self.client = client
+
+
 def _retry_after(response: httpx.Response) -> float | None:
     value = response.headers.get("retry-after")
     if not value:

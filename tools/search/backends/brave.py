@@ -2,18 +2,12 @@
 
 from __future__ import annotations
 
-import httpx
-from deepresearch.tools.search.backends.base import SearchBackend, request_json, text_field
+from deepresearch.tools.search.backends.base import KeyedApiBackend, request_json, text_field
 from deepresearch.tools.search.types import BackendFailure, SearchHit
 
 
-class BraveBackend(SearchBackend):
+class BraveBackend(KeyedApiBackend):
     name = "brave"
-
-    def __init__(self, api_key: str, url: str, client: httpx.AsyncClient):
-        self.api_key = api_key
-        self.url = url
-        self.client = client
 
     async def search(self, query: str, k: int) -> list[SearchHit]:
         body = await request_json(
