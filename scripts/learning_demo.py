@@ -56,10 +56,9 @@ def build_world(out: Path, n_train: int, n_dev: int, seed: int, types: list[str]
     rng.shuffle(dev)
     train, dev = train[:n_train], dev[:n_dev]
     if not train or not dev:
-        known = sorted({q.get("type") for q in rows_all})
-        sources = sorted({q.get("source") for q in rows_all})
+        known = {key: ", ".join(sorted({q.get(key) for q in rows_all})) for key in ("type", "source")}
         raise SystemExit(f"error: no pool train/dev questions of types {types} (train sources {train_sources}); "
-                         f"the types are: {', '.join(known)}; the sources: {', '.join(sources)}")
+                         f"the types are: {known['type']}; the sources: {known['source']}")
     from deepresearch.evals.dataset import write_subset
 
     qfile, corpus = write_subset(train + dev, POOL / "corpus.jsonl", out)
@@ -371,8 +370,7 @@ def main() -> None:
                    help="no training: re-measure base vs the final adapter of the demo in --out on these eval seeds "
                         "(give the demo's other options too, so the world is the same)")
     args = p.parse_args()
-    args.types = None if "all" in args.types else args.types
-    args.train_roles = None if "all" in args.train_roles else args.train_roles
+    args.types, args.train_roles = (None if "all" in v else v for v in (args.types, args.train_roles))
     if not POOL.is_dir():
         raise SystemExit(f"error: pool data not found at {POOL}")
     if args.em_every < 0:
