@@ -39,8 +39,6 @@ from deepresearch.evals.metrics import normalize_answer
 from deepresearch.train.simulated_evidence import SimulatedSearch, free_form_train_questions
 
 POOL = Path(__file__).resolve().parents[4] / "shared/data/pool"
-FEATURES = ["about", "relation", "near", "novel", "source", "typed", "shape", "kind", "bridge", "hop", "lead",
-            "subject", "early", "category", "repeats"]
 US_STATES = ["alabama", "alaska", "arizona", "arkansas", "california", "colorado", "connecticut", "delaware",
              "florida", "georgia", "hawaii", "idaho", "illinois", "indiana", "iowa", "kansas", "kentucky", "louisiana",
              "maine", "maryland", "massachusetts", "michigan", "minnesota", "mississippi", "missouri", "montana",
@@ -120,7 +118,7 @@ def gbdt(data: list, k: int = 20) -> None:
         kind = C.answer_kind(q["question"])
         asks = [kind == "name", kind == "date", kind == "number", bool(C._WHO.search(q["question"])),
                 bool(C.answer_type_words(q["question"])), len(cands)]
-        x = [[c.features.get(f, 0.0) for f in FEATURES]
+        x = [list(c.features.values())
              + [c.score, i, len(c.text.split()), c.count, c.score - cands[0].score] + asks for i, c in enumerate(cands)]
         groups.append((np.array(x, float), np.array([normalize_answer(c.text) in golds for c in cands], int)))
     print(f"hand-tuned top-1 {sum(y[0] for _, y in groups)}, gold among the top {k}: {sum(y.any() for _, y in groups)}")
@@ -183,7 +181,7 @@ def collect(data: list, out: Path, k: int = 5) -> None:
         lik, _, hidden = score([TEMPLATE.format(sentence=c.quote, question=q["question"]) for c in cands], texts)
         prior, prior_first, _ = score([f"Question: {q['question']}\nAnswer:"] * len(cands), texts)
         rows.append({"y": np.array([normalize_answer(t) in golds for t in texts]),
-                     "feat": np.array([[c.features.get(f, 0.0) for f in FEATURES] for c in cands]),
+                     "feat": np.array([list(c.features.values()) for c in cands]),
                      "score": np.array([c.score for c in cands]), "lik": np.array(lik), "prior": np.array(prior),
                      "prior_first": np.array(prior_first), "h_last": hidden})
         if n % 100 == 0:
