@@ -24,6 +24,7 @@ from .embedded_jump import DEFAULT_JUMP_FORWARD, JumpForward
 from .types import ChatRequest, Completion, Message
 
 if TYPE_CHECKING:
+    from .embedded_grammar_store import GrammarStore
     from .embedded_prefix import PrefixStore
 
 # libgomp reads this once, when torch is first imported: busy-waiting OpenMP threads on a 2-core box
@@ -41,6 +42,7 @@ class EmbeddedChatModel(ChatModel):
         self, model: Any, tokenizer: Any, *, model_name: str, max_batch: int, threads: int,
         jump_forward: JumpForward = DEFAULT_JUMP_FORWARD, prefix_cache: bool = True,
         forward: ForwardKind = DEFAULT_FORWARD, prefix_store: PrefixStore | None = None,
+        grammar_store: GrammarStore | None = None,
     ) -> None:
         from .embedded_adapters import AdapterSet
         from .embedded_engine import BatchingEngine
@@ -54,7 +56,7 @@ class EmbeddedChatModel(ChatModel):
         self._system_ids: dict[str, list[int]] = {}
         config = model.config
         self.max_context = int(config.max_position_embeddings)
-        self._grammars = GrammarCache(tokenizer, vocab_size=int(config.vocab_size))
+        self._grammars = GrammarCache(tokenizer, vocab_size=int(config.vocab_size), store=grammar_store)
         self._adapters = AdapterSet(model)
         eos = {tokenizer.eos_token_id, *_as_list(config.eos_token_id)} - {None}
         self._engine = BatchingEngine(
@@ -82,13 +84,14 @@ class EmbeddedChatModel(ChatModel):
         jump_forward: JumpForward = DEFAULT_JUMP_FORWARD,
         prefix_cache: bool = True,
         forward: ForwardKind = DEFAULT_FORWARD,
-        prefix_store: Path | None = None,
+        store_dir: Path | None = None,
     ) -> EmbeddedChatModel:
         """Load fp32 weights and tokenizer from a safetensors directory. `jump_forward`: how text a JSON
         grammar forces skips forward passes ("verified", "forced" or "off"; see embedded_jump.py);
         `prefix_cache`: reuse the keys/values of each role's system message (embedded_prefix.py);
-        `forward`: "lean" (OpenBLAS products, embedded_forward.py) or "transformers"; `prefix_store`: a
-        directory where the base model's prefixes are kept for the next process (embedded_prefix.py)."""
+        `forward`: "lean" (OpenBLAS products, embedded_forward.py) or "transformers"; `store_dir`: a
+        directory where what this process computes once is kept for the next: the base model's prefixes
+        (embedded_prefix.py) and compiled grammars (embedded_grammar_store.py)."""
         started = time.perf_counter()
         import torch
         from transformers import PreTrainedTokenizerFast
@@ -106,15 +109,19 @@ class EmbeddedChatModel(ChatModel):
         # Not transformers' model class: its import alone is ~3 s of each start (embedded_llama.py). An
         # adapter or `forward="transformers"` builds it later, on the same weights.
         model = LlamaWeights.load(model_dir)
-        store = None
-        if prefix_cache and prefix_store is not None:
-            from .embedded_prefix import PrefixStore
+        prefix_store = grammar_store = None
+        if store_dir is not None:
+            from .embedded_grammar_store import GRAMMAR_STORE_DIR_NAME, GrammarStore
+            from .embedded_prefix import STORE_DIR_NAME, PrefixStore
 
-            store = PrefixStore(prefix_store, model_dir / "model.safetensors",
-                                computed_by=f"{forward} forward, {threads} threads")
+            if prefix_cache:
+                prefix_store = PrefixStore(Path(store_dir) / STORE_DIR_NAME, model_dir / "model.safetensors",
+                                           computed_by=f"{forward} forward, {threads} threads")
+            grammar_store = GrammarStore(Path(store_dir) / GRAMMAR_STORE_DIR_NAME, model_dir / "tokenizer.json",
+                                         vocab_size=int(model.config.vocab_size))
         chat_model = cls(
             model, tokenizer, model_name=model_name, max_batch=max_batch, threads=threads, jump_forward=jump_forward,
-            prefix_cache=prefix_cache, forward=forward, prefix_store=store,
+            prefix_cache=prefix_cache, forward=forward, prefix_store=prefix_store, grammar_store=grammar_store,
         )
         chat_model.load_s = time.perf_counter() - started
         return chat_model

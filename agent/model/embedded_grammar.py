@@ -19,13 +19,17 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 import xgrammar as xgr
 
 from .base import ModelError
+
+if TYPE_CHECKING:
+    from .embedded_grammar_store import GrammarStore
 
 # vLLM's xgrammar backend with disable_any_whitespace compiles with exactly these, so both backends
 # constrain to the same compact JSON.
@@ -52,11 +56,16 @@ def _walk(node: Any) -> list[dict[str, Any]]:
 
 
 class GrammarCache:
-    """Compiles JSON schemas against one tokenizer and keeps the results."""
+    """Compiles JSON schemas against one tokenizer and keeps the results (also on disk with a `store`)."""
 
-    def __init__(self, tokenizer: Any, vocab_size: int) -> None:
+    def __init__(self, tokenizer: Any, vocab_size: int, store: GrammarStore | None = None) -> None:
         self.vocab_size = vocab_size
-        self._info = xgr.TokenizerInfo.from_huggingface(tokenizer, vocab_size=vocab_size)
+        self._store = store
+
+        def build_info() -> xgr.TokenizerInfo:
+            return xgr.TokenizerInfo.from_huggingface(tokenizer, vocab_size=vocab_size)
+
+        self._info = store.tokenizer_info(build_info) if store else build_info()
         self._compiler = xgr.GrammarCompiler(self._info, max_threads=1)
         self._compiled: dict[str, xgr.CompiledGrammar] = {}
         self._lock = threading.Lock()
@@ -71,13 +80,18 @@ class GrammarCache:
         hit = self.cached(schema)
         if hit is not None:
             return hit
-        try:
-            compiled = self._compiler.compile_json_schema(
-                key, any_whitespace=False, separators=JSON_SEPARATORS, strict_mode=True
-            )
-        except Exception as exc:  # xgrammar raises RuntimeError/ValueError with a long message
-            first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            raise ModelError(f"cannot compile the JSON schema for constrained decoding: {first_line}") from exc
+        compiled = self._store.load(key, self._info) if self._store else None
+        if compiled is None:
+            started = time.perf_counter()
+            try:
+                compiled = self._compiler.compile_json_schema(
+                    key, any_whitespace=False, separators=JSON_SEPARATORS, strict_mode=True
+                )
+            except Exception as exc:  # xgrammar raises RuntimeError/ValueError with a long message
+                first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+                raise ModelError(f"cannot compile the JSON schema for constrained decoding: {first_line}") from exc
+            if self._store:
+                self._store.save(key, compiled, time.perf_counter() - started)
         with self._lock:
             self._compiled[key] = compiled
         return compiled

@@ -22,13 +22,12 @@ import collections
 import hashlib
 import json
 import logging
-import os
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
 import torch
 
+from .disk_store import keep_newest, replace_atomically
 from .embedded_batch import KVBatch, new_cache, pad_left
 
 MIN_PREFIX = 32  # shorter shared prefixes are not worth a cache entry
@@ -73,19 +72,10 @@ class PrefixStore:
     def save(self, ids: list[int], states: LayerStates) -> None:
         from safetensors.torch import save_file
 
+        stacked = torch.stack([torch.stack(pair) for pair in states]).contiguous()
         try:
-            self.directory.mkdir(parents=True, exist_ok=True)
-            stacked = torch.stack([torch.stack(pair) for pair in states])
-            fd, tmp = tempfile.mkstemp(dir=self.directory, suffix=".tmp")
-            os.close(fd)
-            try:
-                save_file({"kv": stacked.contiguous()}, tmp)
-                os.replace(tmp, self._path(ids))  # readers see a whole file or none
-            finally:
-                Path(tmp).unlink(missing_ok=True)  # left only when the write failed
-            files = sorted(self.directory.glob("*.safetensors"), key=lambda f: f.stat().st_mtime_ns)
-            for old in files[:-STORE_LIMIT]:
-                old.unlink(missing_ok=True)
+            replace_atomically(self._path(ids), lambda tmp: save_file({"kv": stacked}, tmp))
+            keep_newest(self.directory, "*.safetensors", STORE_LIMIT)
         except OSError as exc:
             log.warning("cannot write the prefix cache in %s: %s", self.directory, exc)
 

@@ -43,14 +43,13 @@ def build_model(settings: ModelSettings, *, cache_dir: Path, adapters_dir: Path 
 
 def _build_embedded(settings: ModelSettings, *, cache_dir: Path, adapters_dir: Path | None) -> ChatModel:
     from .embedded import EmbeddedChatModel
-    from .embedded_prefix import STORE_DIR_NAME
 
     # The embedded engine only runs the packaged model, whatever `settings.name` says.
     model_dir = embedded_model_dir(cache_dir)
     model = EmbeddedChatModel.load(
         model_dir, max_batch=settings.max_batch, threads=settings.threads,
         jump_forward=settings.jump_forward, prefix_cache=settings.prefix_cache, forward=settings.forward,
-        prefix_store=model_dir / STORE_DIR_NAME,  # beside the weights it was computed from
+        store_dir=model_dir,  # prefixes and grammars beside the weights they were computed from
     )
     if settings.adapter:
         path = (adapters_dir / settings.adapter) if adapters_dir is not None else None

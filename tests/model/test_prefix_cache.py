@@ -89,7 +89,7 @@ async def test_the_next_process_starts_with_the_stored_prefixes(model_dir, full_
     call = recorded_calls()[0]
     expected = await full_prefill.complete(call)
     for process in range(2):
-        model = EmbeddedChatModel.load(model_dir, max_batch=8, prefix_store=tmp_path / "prefixes")
+        model = EmbeddedChatModel.load(model_dir, max_batch=8, store_dir=tmp_path)
         try:
             got = await model.complete(call)
         finally:
@@ -97,7 +97,7 @@ async def test_the_next_process_starts_with_the_stored_prefixes(model_dir, full_
         assert same(got, expected)
         # computed by the first model (and written), read back by the second
         assert (model._engine.prefixes.misses, model._engine.prefixes.loaded) == (1, process)
-    assert len(list((tmp_path / "prefixes").glob("*.safetensors"))) == 1
+    assert len(list((tmp_path / "prefix-cache").glob("*.safetensors"))) == 1
 
 
 async def test_the_app_keeps_prefixes_beside_the_weights():
