@@ -138,12 +138,16 @@ def halves(n: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
     return [(order[: n // 2], order[n // 2:]), (order[n // 2:], order[: n // 2])]
 
 
-def collect(data: list, out: Path, k: int = 5) -> None:
+def policy_scorer(threads: int | None = None):
+    """score(prompts, texts) -> (mean log π of each text after its prompt, its first token's, the hidden
+    state at its end), with the embedded model through transformers."""
     import torch
     from deepresearch.agent.model.embedded_weights import embedded_model_dir
     from deepresearch.app.settings import load_settings
     from transformers import AutoModelForCausalLM, PreTrainedTokenizerFast
 
+    if threads:
+        torch.set_num_threads(threads)
     model_dir = embedded_model_dir(load_settings().cache_dir)
     tokenizer = PreTrainedTokenizerFast.from_pretrained(str(model_dir))
     model = AutoModelForCausalLM.from_pretrained(str(model_dir), dtype=torch.float32).eval()
@@ -152,7 +156,6 @@ def collect(data: list, out: Path, k: int = 5) -> None:
         return tokenizer(text, add_special_tokens=False)["input_ids"]
 
     def score(prompts: list[str], texts: list[str]) -> tuple[list[float], list[float], np.ndarray]:
-        """Mean log π of each text after its prompt, its first token's, the hidden state at its end."""
         rows = [(ids(p), ids(" " + t)) for p, t in zip(prompts, texts, strict=True)]
         width = max(len(p) + len(t) for p, t in rows)
         inp = torch.zeros(len(rows), width, dtype=torch.long)
@@ -172,11 +175,21 @@ def collect(data: list, out: Path, k: int = 5) -> None:
             last.append(hidden[i, n + m - 1].numpy())
         return mean, first, np.stack(last).astype(np.float16)
 
-    rows = []
+    return score
+
+
+def with_candidates(data: list, k: int):
+    """(index, question, golds, sentences, bridges, the top k candidates) where there are candidates."""
     for n, (q, golds, sents, bridges) in enumerate(data):
         cands = C.rank_candidates(q["question"], sents, k=k, bridges=bridges)
-        if not cands:
-            continue
+        if cands:
+            yield n, q, golds, sents, bridges, cands
+
+
+def collect(data: list, out: Path, k: int = 5) -> None:
+    score = policy_scorer()
+    rows = []
+    for n, (q, golds, _sents, _bridges, cands) in with_candidates(data, k):
         texts = [c.text for c in cands]
         lik, _, hidden = score([TEMPLATE.format(sentence=c.quote, question=q["question"]) for c in cands], texts)
         prior, prior_first, _ = score([f"Question: {q['question']}\nAnswer:"] * len(cands), texts)
@@ -188,6 +201,44 @@ def collect(data: list, out: Path, k: int = 5) -> None:
             print(f"{n}/{len(data)}", flush=True)
     out.write_bytes(pickle.dumps(rows))
     print(f"wrote {out}: {len(rows)} questions")
+
+
+def context(data: list, out: Path, k: int = 5) -> None:
+    """The re-ranker's likelihood under three contexts: the candidate's sentence (what the graph uses), that
+    sentence after the first-hop sentence naming the bridge (a hop candidate's chain), and one context
+    shared by all five (their sentences, best first): the same text for every candidate, so their
+    likelihoods compare under one reading instead of each under its own sentence."""
+    score = policy_scorer(threads=1)  # leaves the other core to whatever runs beside it
+
+    def mean_logprobs(prompts: list[str], texts: list[str]) -> list[float]:
+        return score(prompts, texts)[0]
+
+    rows = []
+    for n, (q, golds, sents, bridges, cands) in with_candidates(data, k):
+        texts = [c.text for c in cands]
+        hop_of = {s.text: s.hop for s in sents}
+        named = next((s.text for s in sents if not s.hop and bridges and bridges[0] in s.text), "")
+        chained = [f"{named} {c.quote}" if hop_of.get(c.quote) and named and named != c.quote else c.quote
+                   for c in cands]
+        shared = " ".join(dict.fromkeys([*([named] if named else []), *(c.quote for c in cands)]))
+        rows.append({
+            "y": np.array([normalize_answer(t) in golds for t in texts]),
+            "score": np.array([c.score for c in cands]),
+            "own": np.array(mean_logprobs([TEMPLATE.format(sentence=c.quote, question=q["question"]) for c in cands],
+                                          texts)),
+            "chain": np.array(mean_logprobs([TEMPLATE.format(sentence=s, question=q["question"]) for s in chained],
+                                            texts)),
+            "shared": np.array(mean_logprobs([TEMPLATE.format(sentence=shared, question=q["question"])] * len(cands),
+                                             texts)),
+        })
+        if n % 100 == 0:
+            print(f"{n}/{len(data)}", flush=True)
+    out.write_bytes(pickle.dumps(rows))
+    print(f"wrote {out}: {len(rows)} questions, gold among the {k}: {sum(r['y'].any() for r in rows)}")
+    for name in ("own", "chain", "shared"):
+        tops = [sum(int(r["y"][int(np.argmax(r["score"] + w * r[name]))]) for r in rows) for w in (0.5, 1, 2, 4)]
+        alone = sum(int(r["y"][int(np.argmax(r[name]))]) for r in rows)
+        print(f"  {name:6s} context: features + w·likelihood, w 0.5 / 1 / 2 / 4: {tops}; likelihood alone: {alone}")
 
 
 def probe(path: Path) -> None:
@@ -226,8 +277,8 @@ def probe(path: Path) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", choices=["coverage", "spans", "gbdt", "collect", "probe"])
-    parser.add_argument("--out", type=Path, help="collect: where to write the scores")
+    parser.add_argument("what", choices=["coverage", "spans", "gbdt", "collect", "context", "probe"])
+    parser.add_argument("--out", type=Path, help="collect, context: where to write the scores")
     parser.add_argument("--data", type=Path, help="probe: what collect wrote")
     args = parser.parse_args()
     if args.what == "probe":
@@ -236,10 +287,12 @@ def main() -> None:
         return probe(args.data)
     if not (POOL / "questions.jsonl").is_file():
         raise SystemExit(f"error: the pool is not at {POOL}")
-    if args.what == "collect" and not args.out:
-        raise SystemExit("error: collect needs --out FILE")
+    if args.what in ("collect", "context") and not args.out:
+        raise SystemExit(f"error: {args.what} needs --out FILE")
     data = questions()
-    {"coverage": coverage, "spans": spans, "gbdt": gbdt}.get(args.what, lambda d: collect(d, args.out))(data)
+    if args.what in ("collect", "context"):
+        return {"collect": collect, "context": context}[args.what](data, args.out)
+    {"coverage": coverage, "spans": spans, "gbdt": gbdt}[args.what](data)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,23 @@
+"""bench/startup.py: refuses bad input in one line; one real sample of each way to start prints its row."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+SCRIPT = Path(__file__).resolve().parents[2] / "bench" / "startup.py"
+
+
+def test_zero_runs_is_refused():
+    done = subprocess.run([sys.executable, str(SCRIPT), "--runs", "0"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert done.stderr.strip() == "error: --runs must be at least 1"
+
+
+def test_one_run_of_each_way_to_start_prints_its_row():
+    done = subprocess.run([sys.executable, str(SCRIPT), "--runs", "1"], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    rows = [line for line in done.stdout.splitlines() if line.startswith("│")]
+    assert [row.split("│")[1].strip() for row in rows] == ["no stores", "prefixes only", "prefixes+grammars"]
+    assert rows[0].split("│")[-2].strip() == "1.00"  # the baseline against itself
