@@ -5,6 +5,7 @@
     .venv/bin/python docs/results/answer-ranking-probes/experiments.py gbdt
     .venv/bin/python docs/results/answer-ranking-probes/experiments.py collect --out /tmp/probe.pkl   # ~35 min
     .venv/bin/python docs/results/answer-ranking-probes/experiments.py probe --data /tmp/probe.pkl
+    .venv/bin/python docs/results/answer-ranking-probes/experiments.py context --out /tmp/context.pkl  # ~2 h, 1 thread
 
 All on the pool's 1,103 free-form *train* questions (the dev split is never read), with the evidence the
 graph would gather simulated as in train/simulated_evidence.py (no model call). A candidate is right when
@@ -18,6 +19,8 @@ sentence-transformers).
             question kind, trained on one half of the questions and measured on the other (3 splits).
 - collect:  for the top 5 by features, the re-ranker's likelihood, the likelihood with no context
             ("Question: q\\nAnswer:") and the final hidden state at the candidate's last token.
+- context:  the re-ranker's likelihood given the candidate's sentence, the bridge chain, or one context shared
+            by the five; top-1 of features + w · each (session 23).
 - probe:    top-1 of the re-ranker; of the features plus likelihood plus or minus the no-context
             likelihood (PMI and its opposite); of a logistic probe over features + the hidden state
             (two-fold, 3 splits).
