@@ -10,12 +10,13 @@ start, interleaved sample by sample:
 
 The stores live in a temporary directory, filled by one unmeasured process first.
 
-    .venv/bin/python bench/startup.py --runs 5        # ~1 min
+    .venv/bin/python bench/startup.py --runs 5        # ~2 min
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import statistics
@@ -40,10 +41,17 @@ model = EmbeddedChatModel.load(Path(sys.argv[1]), store_dir=Path(store) if store
 loaded = time.perf_counter()
 messages = load_prompt("planner").messages(
     question="In what year did the playwright who wrote The City Heiress die?", max_steps=4, memory="", feedback="")
-asyncio.run(model.chat(messages, schema=plan_schema(["search", "open", "python", "recall"], 4),
-                       sampling=Sampling(max_tokens=1)))
-first = time.perf_counter()
-model._engine.close()
+
+
+async def first_token() -> float:
+    await model.chat(messages, schema=plan_schema(["search", "open", "python", "recall"], 4),
+                     sampling=Sampling(max_tokens=1))
+    done = time.perf_counter()
+    await model.close()
+    return done
+
+
+first = asyncio.run(first_token())
 print(json.dumps({"imports s": imported - started, "load s": loaded - imported, "first token s": first - loaded,
                   "total s": first - started}))
 """
@@ -51,8 +59,6 @@ MODES = ("no stores", "prefixes only", "prefixes+grammars")
 
 
 def sample(model_dir: Path, store: Path | None) -> dict[str, float]:
-    import json
-
     result = subprocess.run([sys.executable, "-c", CHILD, str(model_dir), str(store or "")],
                             capture_output=True, text=True)
     if result.returncode != 0:
