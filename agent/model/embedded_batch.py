@@ -16,6 +16,8 @@ cost attention work but never change a result. `compact` squeezes them out when 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import torch
 import torch.nn.functional as F
 from transformers import DynamicCache
@@ -33,11 +35,11 @@ class GrowingLayer(DynamicLayer):
         if not self.is_initialized:
             self.dtype, self.device = key_states.dtype, key_states.device
             self.is_initialized = True
-            self._set(key_states, value_states)
+            self._set([(key_states, value_states, 0)])
             return self.keys, self.values
         length, new = self.keys.shape[-2], key_states.shape[-2]
         if length + new > self._key_buffer.shape[-2]:
-            self._set(self.keys, self.values, extra=new)
+            self._set([(self.keys, self.values, 0)], extra=new)
         self._key_buffer[:, :, length : length + new] = key_states
         self._value_buffer[:, :, length : length + new] = value_states
         self.keys = self._key_buffer[:, :, : length + new]
@@ -50,16 +52,29 @@ class GrowingLayer(DynamicLayer):
         self.values = self._value_buffer[:, :, :length]
 
     def set_states(self, keys: torch.Tensor, values: torch.Tensor) -> None:
-        """Replace the content (after rows were merged, dropped or trimmed)."""
-        self._set(keys, values)
+        """Replace the content (after rows were dropped or trimmed)."""
+        self._set([(keys, values, 0)])
 
-    def _set(self, keys: torch.Tensor, values: torch.Tensor, extra: int = 0) -> None:
-        rows, heads, length, dim = keys.shape
+    def stack(self, parts: Sequence[tuple[torch.Tensor, torch.Tensor, int]]) -> None:
+        """Replace the content with the (keys, values, left padding) of `parts`, row groups stacked in order
+        and each padded with zeros on the left to one length (after rows were merged in). One copy into the
+        new buffers: no padded or concatenated intermediate of the whole cache."""
+        self._set(parts)
+
+    def _set(self, parts: Sequence[tuple[torch.Tensor, torch.Tensor, int]], extra: int = 0) -> None:
+        keys, values, pad = parts[0]
+        _, heads, _, dim = keys.shape
+        rows, length = sum(k.shape[0] for k, _, _ in parts), keys.shape[2] + pad
         capacity = length + extra + max(HEADROOM, length)
         self._key_buffer = keys.new_empty((rows, heads, capacity, dim))
         self._value_buffer = values.new_empty((rows, heads, capacity, dim))
-        self._key_buffer[:, :, :length] = keys
-        self._value_buffer[:, :, :length] = values
+        first = 0
+        for part_keys, part_values, part_pad in parts:
+            last = first + part_keys.shape[0]
+            for buffer, states in ((self._key_buffer, part_keys), (self._value_buffer, part_values)):
+                buffer[first:last, :, :part_pad] = 0
+                buffer[first:last, :, part_pad:length] = states
+            first = last
         self.keys = self._key_buffer[:, :, :length]
         self.values = self._value_buffer[:, :, :length]
 
@@ -162,10 +177,7 @@ class KVBatch:
         length = max(self.length, other.length)
         pad_self, pad_other = length - self.length, length - other.length
         for mine, theirs in zip(self.cache.layers, other.cache.layers, strict=True):
-            mine.set_states(
-                torch.cat([pad_left(mine.keys, pad_self), pad_left(theirs.keys, pad_other)], dim=0),
-                torch.cat([pad_left(mine.values, pad_self), pad_left(theirs.values, pad_other)], dim=0),
-            )
+            mine.stack([(mine.keys, mine.values, pad_self), (theirs.keys, theirs.values, pad_other)])
         self.attention_mask = torch.cat(
             [F.pad(self.attention_mask, (pad_self, 0)), F.pad(other.attention_mask, (pad_other, 0))], dim=0
         )

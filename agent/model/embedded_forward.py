@@ -1,18 +1,19 @@
 """A lean forward pass for the embedded Llama-architecture model, with its matrix products in OpenBLAS.
 
-Why: a decode step of the 135M model is ~210 small matrix products (a few rows × 576 × up to 1536, and
-the 49k-row vocabulary projection). torch's CPU wheel sends fp32 products to MKL, which on this AMD CPU
-takes a slow generic path; numpy's OpenBLAS does the same product ~2× faster at 1 and at 8 rows
+Why: a decode step of the 135M model is ~120 small matrix products (a few rows × 576 × up to 3072, and
+the 49k-row vocabulary projection). torch's CPU wheel sends fp32 products to MKL, which on an AMD CPU
+takes a slow generic path, and on an Intel one is ~5× slower than OpenBLAS at 1 row; numpy's OpenBLAS
+does them on weights laid out for it (embedded_products.py)
 (`bench/model.py --workload agent --forward lean,transformers` compares the two forwards end to end).
-Everything else — embedding, RMSNorm, RoPE, attention (torch's SDPA, `grouped_attention`), SiLU — stays
+Everything else — embedding, RMSNorm, RoPE, attention (torch's SDPA, `biased_attention`), SiLU — stays
 in torch and reads the same tensors, so this is the transformers LlamaForCausalLM computation with another
 GEMM library, equal to it to ~1e-5 in the logits.
 
-The weights are not copied: every product reads the module's current weight tensor through a numpy
-view of its transpose, so an adapter merged into the weights (embedded_adapters.py) is what it computes
-with. The modules are embedded_llama.py's (transformers' names, no transformers import) or a
-transformers LlamaForCausalLM. In a batch that mixes adapters, each row's LoRA products are added to the
-base products (`RowLora`); an adapter that is not plain LoRA goes through peft's layers and transformers.
+The weights are not copied: the modules' weight tensors are views into the matrices the products read,
+so an adapter merged into the weights (embedded_adapters.py) is what it computes with. The modules are
+embedded_llama.py's (transformers' names, no transformers import) or a transformers LlamaForCausalLM.
+In a batch that mixes adapters, each row's LoRA products are added to the base products (`RowLora`); an
+adapter that is not plain LoRA goes through peft's layers and transformers.
 
 Inputs follow the engine's conventions (embedded_batch.py): a 2D mask over the whole cache plus the
 columns fed now (0 = padding or a hole), per-row positions, and a cache whose layers grow in place.
@@ -22,11 +23,11 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-import numpy as np
 import torch
 import torch.nn.functional as F
 
 from .embedded_adapters import AdapterSet, RowGroups
+from .embedded_products import JointProduct, matmul_t
 
 ForwardKind = Literal["lean", "transformers"]
 DEFAULT_FORWARD: ForwardKind = "lean"
@@ -44,26 +45,6 @@ def supports(model: Any) -> bool:
     if getattr(config, "attention_bias", False) or getattr(config, "mlp_bias", False):
         return False
     return all(p.device.type == "cpu" for p in model.parameters())
-
-
-# OpenBLAS's GEMM at 2–3 rows costs about twice its 1-row GEMV (it packs the weight first); one GEMV per
-# row reads a layer's weight from memory once and then from the L3 cache, ~30 % faster over the model's
-# layers. Not for the vocabulary projection, which outgrows the cache (each row would read it again).
-GEMV_MAX_ROWS = 3
-GEMV_MAX_WEIGHT_BYTES = 8 << 20
-
-
-def matmul_t(x: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
-    """x @ weight.T (a linear layer without bias) in OpenBLAS; no copy of the weight."""
-    rows = x.reshape(-1, x.shape[-1]).contiguous().numpy()
-    w = weight.detach().numpy()
-    if 1 < len(rows) <= GEMV_MAX_ROWS and w.nbytes <= GEMV_MAX_WEIGHT_BYTES:
-        out = np.empty((len(rows), w.shape[0]), dtype=w.dtype)
-        for row, target in zip(rows, out, strict=True):
-            np.matmul(w, row, out=target)
-    else:
-        out = np.matmul(rows, w.T)
-    return torch.from_numpy(out).view(*x.shape[:-1], weight.shape[0])
 
 
 def _rms_norm(x: torch.Tensor, norm: Any) -> torch.Tensor:
@@ -95,7 +76,7 @@ class RowAttention:
     padding included: at 8 rows, one feeding a 40-token draft beside rows feeding 1, it took 1.8× as long
     as the rows taken apart (13.9 against 7.8 ms a layer)."""
 
-    def __init__(self, mask: torch.Tensor, fed: int, visible: torch.Tensor) -> None:
+    def __init__(self, mask: torch.Tensor, fed: int, visible: torch.Tensor, group: int) -> None:
         real = mask.bool()
         length = real.shape[1]
         self.rows: list[tuple[int, int, int, torch.Tensor | None]] = []  # row, first column, queries, mask
@@ -107,34 +88,48 @@ class RowAttention:
                 continue
             if not bool(fed_real[fed - queries :].all()):
                 queries = fed  # real columns that are not the step's last (score()'s right padding): take all
-            row_visible = visible[row : row + 1, :, fed - queries :, first:]
-            if queries == 1 and bool(real[row, first:].all()):
-                row_visible = None  # one query that sees every column: SDPA's mask-free path
-            self.rows.append((row, first, queries, row_visible))
+            row_bias = None  # one query that sees every column: SDPA's mask-free path
+            if not (queries == 1 and bool(real[row, first:].all())):
+                row_bias = grouped_bias(visible[row : row + 1, :, fed - queries :, first:], group)
+            self.rows.append((row, first, queries, row_bias))
 
     def __call__(self, q: torch.Tensor, keys: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
         out = q.new_zeros(q.shape)  # padding queries stay 0 (they are packed away)
         fed = q.shape[2]
-        for row, first, queries, row_visible in self.rows:
-            out[row : row + 1, :, fed - queries :] = grouped_attention(
+        for row, first, queries, row_bias in self.rows:
+            out[row : row + 1, :, fed - queries :] = biased_attention(
                 q[row : row + 1, :, fed - queries :], keys[row : row + 1, :, first:],
-                values[row : row + 1, :, first:], row_visible)
+                values[row : row + 1, :, first:], row_bias)
         return out
 
 
 def grouped_attention(q: torch.Tensor, keys: torch.Tensor, values: torch.Tensor,
                       visible: torch.Tensor | None) -> torch.Tensor:
     """Attention of q [rows, heads, fed, dim] over keys/values [rows, kv_heads, length, dim] for grouped
-    KV heads (query head h reads KV head h // group). The group's queries become extra query rows of
-    their KV head, so the keys/values are read once per KV head: 1.5× faster than SDPA's `enable_gqa`
-    with a mask at 8 rows × 900 columns on this CPU, where a decode step is bound by reading the cache."""
+    KV heads (query head h reads KV head h // group), where `visible` [rows, 1, fed, length] says which key
+    each query sees (None: all)."""
+    group = q.shape[1] // keys.shape[1]
+    return biased_attention(q, keys, values, None if visible is None else grouped_bias(visible, group))
+
+
+def grouped_bias(visible: torch.Tensor, group: int) -> torch.Tensor:
+    """`visible` as the additive mask `biased_attention` takes: 0 where seen, -inf elsewhere, its query rows
+    repeated for the group's query heads. Built once per step and shared by the layers: SDPA would convert a
+    boolean mask again in every layer (~7 % of a 400-token prefill)."""
+    bias = torch.zeros(visible.shape).masked_fill_(~visible, float("-inf"))
+    return bias.repeat(1, 1, group, 1) if group > 1 else bias
+
+
+def biased_attention(q: torch.Tensor, keys: torch.Tensor, values: torch.Tensor,
+                     bias: torch.Tensor | None) -> torch.Tensor:
+    """grouped_attention with its mask already a `grouped_bias`. The group's queries become extra query
+    rows of their KV head, so the keys/values are read once per KV head: 1.5× faster than SDPA's
+    `enable_gqa` with a mask at 8 rows × 900 columns on this CPU, where a decode step is bound by reading
+    the cache."""
     rows, heads, fed, dim = q.shape
     kv_heads = keys.shape[1]
-    group = heads // kv_heads
-    q = q.reshape(rows, kv_heads, group * fed, dim)  # row g·fed + t of KV head j is query head j·group + g
-    if visible is not None and group > 1:
-        visible = visible.repeat(1, 1, group, 1)
-    out = F.scaled_dot_product_attention(q, keys, values, attn_mask=visible)
+    q = q.reshape(rows, kv_heads, heads // kv_heads * fed, dim)  # row g·fed + t of KV head j is head j·group + g
+    out = F.scaled_dot_product_attention(q, keys, values, attn_mask=bias)
     return out.view(rows, heads, fed, dim)
 
 
@@ -172,11 +167,14 @@ class LeanForward:
         self._head_dim = int(getattr(config, "head_dim", None) or config.hidden_size // config.num_attention_heads)
         self._inv_freq = self._model.rotary_emb.inv_freq
         self._scaling = float(getattr(self._model.rotary_emb, "attention_scaling", 1.0))
-        # The plain nn.Linear of each projection: peft keeps the very same module as its `base_layer`.
+        # The plain nn.Linear of each projection (peft keeps the very same module as its `base_layer`), the
+        # ones that read the same input computed in one product (embedded_products.py).
         self._layers = [
             (layer.input_layernorm, layer.post_attention_layernorm,
-             *(_base(getattr(layer.self_attn, p)) for p in ("q_proj", "k_proj", "v_proj", "o_proj")),
-             *(_base(getattr(layer.mlp, p)) for p in ("gate_proj", "up_proj", "down_proj")))
+             JointProduct([_base(getattr(layer.self_attn, p)) for p in ("q_proj", "k_proj", "v_proj")]),
+             JointProduct([_base(layer.self_attn.o_proj)]),
+             JointProduct([_base(getattr(layer.mlp, p)) for p in ("gate_proj", "up_proj")]),
+             JointProduct([_base(layer.mlp.down_proj)]))
             for layer in self._model.layers
         ]
 
@@ -193,27 +191,32 @@ class LeanForward:
         angles = torch.cat((angles, angles), dim=-1)
         cos, sin = (angles.cos() * self._scaling)[:, None], (angles.sin() * self._scaling)[:, None]
         visible = attention_mask(mask, fed)
-        by_row = RowAttention(mask, fed, visible) if visible is not None and rows > 1 else None
+        group = heads // kv_heads
+        by_row = RowAttention(mask, fed, visible, group) if visible is not None and rows > 1 else None
+        bias = None if visible is None or by_row else grouped_bias(visible, group)
         n = x.shape[0]
         row_lora = RowLora(lora, tokens.rows_of_tokens()) if lora else None
 
-        def project(h: torch.Tensor, linear: Any, index: int, name: str) -> torch.Tensor:
-            out = matmul_t(h, linear.weight)
-            return row_lora.add(out, h, index, name) if row_lora else out
+        def project(h: torch.Tensor, product: JointProduct, index: int, *names: str) -> torch.Tensor:
+            out = product(h)
+            if row_lora:
+                for part, name in zip(product.split(out), names, strict=True):
+                    row_lora.add(part, h, index, name)
+            return out
 
-        for index, (norm1, norm2, q_proj, k_proj, v_proj, o_proj, gate, up, down) in enumerate(self._layers):
+        q_and_k = (heads + kv_heads) * dim  # the first columns of the q, k, v product
+        for index, (norm1, norm2, qkv, o_proj, gate_up, down) in enumerate(self._layers):
             h = _rms_norm(x, norm1)
-            q = _rotate(project(h, q_proj, index, "q_proj").view(n, heads, dim), cos, sin)
-            k = _rotate(project(h, k_proj, index, "k_proj").view(n, kv_heads, dim), cos, sin)
-            v = project(h, v_proj, index, "v_proj").view(n, kv_heads, dim)
-            keys, values = cache.layers[index].update(tokens.unpack(k), tokens.unpack(v))
-            q = tokens.unpack(q)  # [rows, heads, fed, dim], as is o
-            o = by_row(q, keys, values) if by_row else grouped_attention(q, keys, values, visible)
+            both = project(h, qkv, index, "q_proj", "k_proj", "v_proj")
+            rotated = _rotate(both[:, :q_and_k].view(n, heads + kv_heads, dim), cos, sin)  # q and k in one go
+            v = both[:, q_and_k:].view(n, kv_heads, dim)
+            keys, values = cache.layers[index].update(tokens.unpack(rotated[:, heads:]), tokens.unpack(v))
+            q = tokens.unpack(rotated[:, :heads])  # [rows, heads, fed, dim], as is o
+            o = by_row(q, keys, values) if by_row else biased_attention(q, keys, values, bias)
             o = tokens.pack(o.transpose(1, 2).reshape(rows * fed, heads * dim))
             x = x + project(o, o_proj, index, "o_proj")
-            h = _rms_norm(x, norm2)
-            gated = F.silu(project(h, gate, index, "gate_proj")) * project(h, up, index, "up_proj")
-            x = x + project(gated, down, index, "down_proj")
+            gate, up = gate_up.split(project(_rms_norm(x, norm2), gate_up, index, "gate_proj", "up_proj"))
+            x = x + project(F.silu(gate).mul_(up), down, index, "down_proj")
         # Logits of each row's last `keep` columns; a padding column among them stays 0 (nobody reads it).
         if tokens.dense:
             return matmul_t(_rms_norm(x.view(rows, fed, -1)[:, fed - keep :], self._model.norm), self._head.weight)

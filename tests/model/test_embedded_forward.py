@@ -86,7 +86,7 @@ def test_attention_row_by_row_equals_the_batched_attention_on_every_real_query()
     q = torch.randn((4, 9, fed, 64), generator=gen)
     keys, values = torch.randn((2, 4, 3, 8, 64), generator=gen)
     visible = attention_mask(mask, fed)
-    by_row = RowAttention(mask, fed, visible)
+    by_row = RowAttention(mask, fed, visible, group=3)
     rows = [(row, first, queries) for row, first, queries, _ in by_row.rows]
     assert rows == [(0, 2, 3), (1, 0, 1), (2, 0, 1), (3, 0, 3)]
     batched, rowwise = grouped_attention(q, keys, values, visible), by_row(q, keys, values)

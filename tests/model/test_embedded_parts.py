@@ -68,6 +68,19 @@ def test_merge_left_pads_and_keep_trims_columns_that_are_padding_everywhere():
     assert batch.cache.layers[0].keys[:, 0, :, 0].tolist() == [[2.0, 2.0, 3.0], [2.0, 2.0, 3.0]]
 
 
+def test_merge_pads_the_shorter_side_whichever_it_is_with_zeros_and_keeps_room_to_grow():
+    _, mask_a, _ = left_padded([[1, 2]], pad_id=0)
+    _, mask_b, _ = left_padded([[7, 8, 9, 10]], pad_id=0)
+    batch = KVBatch(_cache(1, 2, 1.0), mask_a, torch.tensor([2]))
+    batch.merge(KVBatch(_cache(1, 4, 2.0), mask_b, torch.tensor([4])))  # the running rows are the shorter
+    layer = batch.cache.layers[0]
+    for states in (layer.keys, layer.values):
+        assert states[:, 0, :, 0].tolist() == [[0.0, 0.0, 1.0, 1.0], [2.0, 2.0, 2.0, 2.0]]
+    batch.step_inputs()
+    keys, _ = layer.update(torch.full((2, 1, 1, 2), 3.0), torch.full((2, 1, 1, 2), 3.0))
+    assert keys[:, 0, :, 0].tolist() == [[0.0, 0.0, 1.0, 1.0, 3.0], [2.0, 2.0, 2.0, 2.0, 3.0]]
+
+
 def test_growing_layer_appends_in_place_and_grows_past_its_headroom():
     layer = GrowingLayer()
     first = torch.randn(2, 3, 5, 4)
