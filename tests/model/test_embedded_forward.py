@@ -16,7 +16,8 @@ from deepresearch.agent.model.embedded_forward import (
     LeanForward,
     RowAttention,
     attention_mask,
-    grouped_attention,
+    biased_attention,
+    grouped_bias,
     supports,
 )
 
@@ -89,7 +90,7 @@ def test_attention_row_by_row_equals_the_batched_attention_on_every_real_query()
     by_row = RowAttention(mask, fed, visible, group=3)
     rows = [(row, first, queries) for row, first, queries, _ in by_row.rows]
     assert rows == [(0, 2, 3), (1, 0, 1), (2, 0, 1), (3, 0, 3)]
-    batched, rowwise = grouped_attention(q, keys, values, visible), by_row(q, keys, values)
+    batched, rowwise = biased_attention(q, keys, values, grouped_bias(visible, 3)), by_row(q, keys, values)
     real = mask[:, -fed:].bool()
     assert torch.allclose(batched.transpose(1, 2)[real], rowwise.transpose(1, 2)[real], atol=1e-6)
     assert rowwise[:3].transpose(1, 2)[~real[:3]].abs().sum() == 0  # padding queries: zeros, packed away later
