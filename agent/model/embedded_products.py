@@ -2,8 +2,9 @@
 
 Layout: a linear layer's weight W [out, in] is kept column-major, i.e. Wᵀ [in, out] is what sits
 contiguously in memory. OpenBLAS's GEMM on a few rows then streams Wᵀ as it is instead of packing a
-transposed copy first: ~25 % less time for the model's layers at 3–64 rows, the same at 1 row and at
-a 400-token prefill (Intel Xeon, AVX-512; `bench/model.py --workload agent` measures the whole effect).
+transposed copy first: 25–30 % less time for the model's layers at 3–16 rows, about the same at 1 and
+64 rows, ~10 % less at a 400-token prefill (Intel Xeon, AVX-512; docs/results/bench-joint-products/).
+The price is one copy of the weights when the forward is built (~0.34 s).
 Layers that read the same input (q, k, v; gate, up) are column blocks of one such matrix, so a step
 computes them in one product instead of three or two.
 
