@@ -25,6 +25,7 @@ import torch
 # OpenBLAS's GEMM at 2–3 rows costs about twice its 1-row GEMV (it packs the weight first); one GEMV per
 # row reads a layer's weight from memory once and then from the L3 cache, ~30 % faster over the model's
 # layers. Not for the vocabulary projection, which outgrows the cache (each row would read it again).
+# Measured on the AMD CPU with row-major weights; not measured again on the column-major layout.
 GEMV_MAX_ROWS = 3
 GEMV_MAX_WEIGHT_BYTES = 8 << 20
 
