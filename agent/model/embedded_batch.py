@@ -56,9 +56,12 @@ class GrowingLayer(DynamicLayer):
         self._set([(keys, values, 0)])
 
     def stack(self, parts: Sequence[tuple[torch.Tensor, torch.Tensor, int]]) -> None:
-        """Replace the content with the (keys, values, left padding) of `parts`, row groups stacked in order
-        and each padded with zeros on the left to one length (after rows were merged in). One copy into the
-        new buffers: no padded or concatenated intermediate of the whole cache."""
+        """Set the content to the (keys, values, left padding) of `parts`, row groups stacked in order and
+        each padded with zeros on the left to one length (rows merged in, the prefixes of a new batch). One
+        copy into the new buffers: no padded or concatenated intermediate of the whole cache."""
+        if not self.is_initialized:
+            self.dtype, self.device = parts[0][0].dtype, parts[0][0].device
+            self.is_initialized = True
         self._set(parts)
 
     def _set(self, parts: Sequence[tuple[torch.Tensor, torch.Tensor, int]], extra: int = 0) -> None:
@@ -182,11 +185,6 @@ class KVBatch:
             [F.pad(self.attention_mask, (pad_self, 0)), F.pad(other.attention_mask, (pad_other, 0))], dim=0
         )
         self.next_positions = torch.cat([self.next_positions, other.next_positions])
-
-
-def pad_left(states: torch.Tensor, pad: int) -> torch.Tensor:
-    """Left-pad [rows, heads, length, head_dim] along `length` with zeros."""
-    return F.pad(states, (0, 0, pad, 0)) if pad else states
 
 
 def left_padded(prompts: list[list[int]], pad_id: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:

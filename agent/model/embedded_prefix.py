@@ -28,7 +28,7 @@ from pathlib import Path
 import torch
 
 from .disk_store import keep_newest, replace_atomically
-from .embedded_batch import KVBatch, new_cache, pad_left
+from .embedded_batch import KVBatch, new_cache
 
 MIN_PREFIX = 32  # shorter shared prefixes are not worth a cache entry
 LayerStates = list[tuple[torch.Tensor, torch.Tensor]]  # per layer: keys, values [1, heads, length, dim]
@@ -127,12 +127,11 @@ def batch_from_prefixes(layers: int, prefixes: list[LayerStates | None]) -> KVBa
         empty = torch.zeros((len(prefixes), 0), dtype=torch.long)
         return KVBatch(cache, empty, torch.zeros(len(prefixes), dtype=torch.long))
     for layer_index, layer in enumerate(cache.layers):
-        keys, values = [], []
+        parts = []
         for states, length in zip(prefixes, lengths, strict=True):
             k, v = states[layer_index] if states else (some[layer_index][0][:, :, :0], some[layer_index][1][:, :, :0])
-            keys.append(pad_left(k, width - length))
-            values.append(pad_left(v, width - length))
-        layer.update(torch.cat(keys), torch.cat(values))
+            parts.append((k, v, width - length))
+        layer.stack(parts)
     mask = torch.zeros((len(prefixes), width), dtype=torch.long)
     for row, length in enumerate(lengths):
         mask[row, width - length:] = 1
