@@ -153,7 +153,9 @@ class LeanForward:
             raise ValueError("the lean forward computes plain Llama models only")
         config = model.config
         self._model = model.model
-        self._head = model.lm_head
+        # The vocabulary projection column-major too: 18.5-19.7 -> 10.6-12.1 ms at 3-8 rows. Its weight is the
+        # input embedding's (tied), whose lookups then gather strided columns: a few ms per 400-token prefill.
+        self._head = JointProduct([_base(model.lm_head)])
         self._heads = int(config.num_attention_heads)
         self._kv_heads = int(config.num_key_value_heads)
         self._head_dim = int(getattr(config, "head_dim", None) or config.hidden_size // config.num_attention_heads)
@@ -211,10 +213,10 @@ class LeanForward:
             x = x + project(F.silu(gate).mul_(up), down, index, "down_proj")
         # Logits of each row's last `keep` columns; a padding column among them stays 0 (nobody reads it).
         if tokens.dense:
-            return matmul_t(_rms_norm(x.view(rows, fed, -1)[:, fed - keep :], self._model.norm), self._head.weight)
+            return self._head(_rms_norm(x.view(rows, fed, -1)[:, fed - keep :], self._model.norm))
         last = tokens.real.clone()
         last[:, : fed - keep] = False
-        logits = matmul_t(_rms_norm(x[tokens.slot[last.reshape(-1)]], self._model.norm), self._head.weight)
+        logits = self._head(_rms_norm(x[tokens.slot[last.reshape(-1)]], self._model.norm))
         out = logits.new_zeros((rows, keep, logits.shape[-1]))
         out[last[:, fed - keep :]] = logits
         return out

@@ -28,6 +28,7 @@ import torch
 # Measured on the AMD CPU with row-major weights; not measured again on the column-major layout.
 GEMV_MAX_ROWS = 3
 GEMV_MAX_WEIGHT_BYTES = 8 << 20
+TRANSPOSE_BLOCK = 512  # weight rows per block when laying a weight out column-major
 
 
 def matmul_t(x: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
@@ -56,9 +57,14 @@ class JointProduct:
 
     def _lay_out(self) -> None:
         weights = [linear.weight.detach() for linear in self._linears]
-        self._matrix = torch.cat(weights).t().contiguous()  # [in, Σ out]: Wᵀ of every layer, side by side
+        # [in, Σ out]: Wᵀ of every layer, side by side, copied in blocks of rows: one transposing copy of the
+        # memory-mapped 113 MB vocabulary matrix took the forward's start-up from 0.34 to 1.47 s.
+        self._matrix = torch.empty((weights[0].shape[1], sum(w.shape[0] for w in weights)), dtype=weights[0].dtype)
         self._views, start = [], 0
         for linear, w in zip(self._linears, weights, strict=True):
+            for first in range(0, w.shape[0], TRANSPOSE_BLOCK):
+                block = w[first : first + TRANSPOSE_BLOCK]
+                self._matrix[:, start + first : start + first + len(block)].copy_(block.t())
             view = self._matrix[:, start : start + w.shape[0]].t()
             linear.weight.data = view  # same Parameter object: whoever shares it sees the new layout
             self._views.append(view)
