@@ -1,4 +1,5 @@
 #!/bin/bash
+# /tmp/snap_{old,new}: `git archive` of each commit, with pkg/deepresearch linking its packages (see README.md).
 cd /work/main
 for i in 1 2 3 4 5; do
   for n in old new; do
