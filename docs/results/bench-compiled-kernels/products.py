@@ -2,13 +2,13 @@
 computes them (`matmul_t`: OpenBLAS via numpy on column-major weights, one GEMV per row at 2-3 rows) against
 torch.compile (inductor) of the same products, weights frozen into the compiled graph.
 
-    .venv/bin/python docs/results/bench-torch-compile/products.py
+    .venv/bin/python docs/results/bench-compiled-kernels/products.py
 
 Random weights of the model's shapes; best of 7, ms; compile s = the first call of a fresh compile (inductor's
 on-disk cache emptied first). Columns:
   lean        the engine's products today (deepresearch.agent.model.embedded_products.matmul_t)
-  inductor    torch.compile(dynamic=False) with inductor's `freezing`: weights become constants, prepacked
-              for oneDNN (its default CPU path for a frozen linear)
+  inductor    torch.compile(dynamic=False) with inductor's `freezing`: weights become constants, packed once
+              for MKL's GEMM (its CPU path for a frozen fp32 linear of a fixed batch size)
   cpp-gemm    the same with max_autotune and only the "CPP" GEMM backend: inductor generates and tunes its own
               AVX-512 micro-kernels for these shapes (the kernel that could stream a weight once for a few rows)
 """

@@ -9,8 +9,8 @@ bound). The kernel here walks J rows of W at a time and keeps R x J running dot 
 element is loaded once for all R rows (generated per R, with J chosen so the accumulators fit in registers).
 Columns, ms, best of 9: `lean` the engine today (`matmul_t`), `numba` this kernel over the same weights
 (row-major [out, in]), and the kernel's bandwidth on one call over all K=576 weights stacked (318 MB), where
-no per-call cost hides it. numba's threads come from OpenMP: with OMP_WAIT_POLICY=PASSIVE (the test
-command's setting) each of the 120 calls of a step pays a wake-up of ~70 us, ~9 ms a step.
+no per-call cost hides it. numba's threads come from OpenMP: with OMP_WAIT_POLICY=PASSIVE (what the engine
+sets, agent/model/embedded.py) each of the 120 calls of a step pays a wake-up of ~70 us, ~9 ms a step.
 """
 
 import time
