@@ -26,7 +26,8 @@ import torch
 # row reads a layer's weight from memory once and then from the L3 cache. Not for the vocabulary
 # projection, which outgrows the cache (each row would read it again). The 30 layers' products on the
 # column-major layout, Intel Xeon, ms, GEMM vs GEMV per row: 2 rows 39.5 vs 25.5, 3 rows 41.0 vs 32.1,
-# 4 rows 42.4 vs 37.8, 8 rows 42.5 vs 61.9 (1 row: 17.5 vs 16.6). The AMD CPU, row-major, chose 3.
+# 4 rows 42.4 vs 37.8, 8 rows 42.5 vs 61.9 (1 row: 17.5 vs 16.6); measured again at 3-4 rows: 38-40 vs 34-35
+# and 37-44 vs 41-45, so 4 rows gain nothing within the machine's noise. The AMD CPU, row-major, chose 3.
 GEMV_MAX_ROWS = 3
 GEMV_MAX_WEIGHT_BYTES = 8 << 20
 TRANSPOSE_BLOCK = 512  # weight rows per block when laying a weight out column-major
