@@ -214,7 +214,7 @@ class BatchingEngine:
             if self._kv is None:
                 self._kv = group
             else:
-                self._kv.merge(group)
+                self._kv.merge(group, reserve_rows=self._max_batch)
             self._rows.extend(group_rows)
         self._retire_finished()
 
@@ -355,12 +355,11 @@ class BatchingEngine:
                 keep.append(i)
         if len(keep) == len(self._rows):
             return
-        self._rows = [self._rows[i] for i in keep]
-        if not self._rows:
-            self._kv = None
-        else:
-            assert self._kv is not None
-            self._kv.keep(keep)
+        if not keep:
+            self._rows, self._kv = [], None
+            return
+        assert self._kv is not None
+        self._rows = [self._rows[i] for i in self._kv.keep(keep)]
 
     def _resolve(self, row: _Row) -> None:
         now = time.perf_counter()

@@ -211,14 +211,17 @@ class LeanForward:
             x = x + project(o, o_proj, index, "o_proj")
             gate, up = gate_up.split(project(_rms_norm(x, norm2), gate_up, index, "gate_proj", "up_proj"))
             x = x + project(F.silu(gate).mul_(up), down, index, "down_proj")
-        # Logits of each row's last `keep` columns; a padding column among them stays 0 (nobody reads it).
+        # Logits of each row's last `keep` columns. A padding column's are left unset: nobody reads them, and
+        # zeroing [rows, keep, vocab] (47 MB at 8 rows × 30 drafted columns, new pages every step) cost ~2 s
+        # of a batch-8 replay of the agent workload.
         if tokens.dense:
             return self._head(_rms_norm(x.view(rows, fed, -1)[:, fed - keep :], self._model.norm))
         last = tokens.real.clone()
         last[:, : fed - keep] = False
-        logits = self._head(_rms_norm(x[tokens.slot[last.reshape(-1)]], self._model.norm))
-        out = logits.new_zeros((rows, keep, logits.shape[-1]))
-        out[last[:, fed - keep :]] = logits
+        logits = self._head(_rms_norm(x.index_select(0, tokens.slot[last.reshape(-1)]), self._model.norm))
+        out = logits.new_empty((rows, keep, logits.shape[-1]))
+        kept = last[:, fed - keep :].reshape(-1).nonzero().squeeze(1)
+        out.view(rows * keep, -1).index_copy_(0, kept, logits)  # row copies: 1.5× a boolean-mask assignment
         return out
 
 
@@ -241,14 +244,12 @@ class _Packing:
         return flat // self.fed
 
     def pack(self, flat: torch.Tensor) -> torch.Tensor:
-        return flat if self.dense else flat[self.index]
+        return flat if self.dense else flat.index_select(0, self.index)  # ~2× `flat[self.index]`
 
     def unpack(self, packed: torch.Tensor) -> torch.Tensor:
         """[tokens, heads, dim] → [rows, heads, fed, dim], zeros in padding columns."""
         if not self.dense:
-            full = packed.new_zeros((self.rows * self.fed, *packed.shape[1:]))
-            full[self.index] = packed
-            packed = full
+            packed = packed.new_zeros((self.rows * self.fed, *packed.shape[1:])).index_copy_(0, self.index, packed)
         return packed.view(self.rows, self.fed, *packed.shape[1:]).transpose(1, 2)
 
 

@@ -61,10 +61,11 @@ def test_merge_left_pads_and_keep_trims_columns_that_are_padding_everywhere():
     mask, positions = batch.step_inputs()
     assert positions.flatten().tolist() == [5, 2, 1] and mask.shape == (3, 6)
     batch.cache.update(torch.full((3, 1, 1, 2), 3.0), torch.full((3, 1, 1, 2), 3.0), 0)  # the step's forward
-    batch.keep([1, 2])  # the long row leaves: three leading columns are padding for both survivors
-    assert batch.attention_mask.tolist() == [[1, 1, 1], [0, 1, 1]]
+    order = batch.keep([1, 2])  # the long row leaves: three leading columns are padding for both survivors
+    assert order == [2, 1]  # the last row takes the free slot; row 1 stays where it is
+    assert batch.attention_mask.tolist() == [[0, 1, 1], [1, 1, 1]]
     assert batch.cache.layers[0].keys.shape == (2, 1, 3, 2)
-    assert batch.next_positions.tolist() == [3, 2]
+    assert batch.next_positions.tolist() == [2, 3]
     assert batch.cache.layers[0].keys[:, 0, :, 0].tolist() == [[2.0, 2.0, 3.0], [2.0, 2.0, 3.0]]
 
 
@@ -79,6 +80,52 @@ def test_merge_pads_the_shorter_side_whichever_it_is_with_zeros_and_keeps_room_t
     batch.step_inputs()
     keys, _ = layer.update(torch.full((2, 1, 1, 2), 3.0), torch.full((2, 1, 1, 2), 3.0))
     assert keys[:, 0, :, 0].tolist() == [[0.0, 0.0, 1.0, 1.0, 3.0], [2.0, 2.0, 2.0, 2.0, 3.0]]
+
+
+def _numbered_cache(rows: int, length: int) -> DynamicCache:
+    """One layer whose key at (row, column) is 100·row + column + 1 (values: its negative)."""
+    keys = (torch.arange(rows).view(rows, 1, 1, 1) * 100 + torch.arange(length).view(1, 1, length, 1) + 1.0)
+    keys = keys.expand(rows, 1, length, 2).contiguous()
+    cache = DynamicCache()
+    cache.layers = [GrowingLayer()]
+    cache.update(keys, -keys, 0)
+    return cache
+
+
+def test_rows_leave_and_join_in_place_and_every_row_keeps_its_columns():
+    mask = torch.ones((4, 3), dtype=torch.long)
+    mask[3, 0] = 0  # row 3 is one column shorter
+    batch = KVBatch(_numbered_cache(4, 3), mask, torch.tensor([3, 3, 3, 2]))
+    layer = batch.cache.layers[0]
+    order = batch.keep([0, 2, 3])  # row 1 leaves: row 3 (past the 3 survivors) takes its slot
+    assert order == [0, 3, 2]
+    assert layer.keys[:, 0, :, 0].tolist() == [[1.0, 2.0, 3.0], [301.0, 302.0, 303.0], [201.0, 202.0, 203.0]]
+    assert torch.equal(layer.values, -layer.keys)
+    buffer = layer._key_buffer
+    order = batch.keep([0, 1])  # the last row leaves; no column is padding for both that stay
+    assert order == [0, 1] and batch.attention_mask.tolist() == [[1, 1, 1], [0, 1, 1]]
+    order = batch.keep([1])  # the first row leaves: its only own column goes, from the left
+    assert order == [1] and batch.attention_mask.tolist() == [[1, 1]]
+    assert layer.keys[:, 0, :, 0].tolist() == [[302.0, 303.0]] and layer._key_buffer is buffer  # no copy
+    # A shorter group joins into the spare rows, left-padded; then a longer one, into the dead column on
+    # the left; then one longer than that room: the one case that copies into new buffers.
+    batch.merge(KVBatch(_numbered_cache(1, 1), torch.ones((1, 1), dtype=torch.long), torch.tensor([1])), 8)
+    assert layer.keys[:, 0, :, 0].tolist() == [[302.0, 303.0], [0.0, 1.0]] and layer._key_buffer is buffer
+    batch.merge(KVBatch(_numbered_cache(1, 3), torch.ones((1, 3), dtype=torch.long), torch.tensor([3])), 8)
+    assert layer.keys[:, 0, :, 0].tolist() == [[0.0, 302.0, 303.0], [0.0, 0.0, 1.0], [1.0, 2.0, 3.0]]
+    assert layer._key_buffer is buffer and batch.attention_mask.tolist() == [[0, 1, 1], [0, 0, 1], [1, 1, 1]]
+    batch.merge(KVBatch(_numbered_cache(1, 5), torch.ones((1, 5), dtype=torch.long), torch.tensor([5])), 8)
+    assert layer._key_buffer is not buffer and layer._key_buffer.shape[0] == 8
+    assert layer.keys[:, 0, :, 0].tolist() == [
+        [0.0, 0.0, 0.0, 302.0, 303.0], [0.0, 0.0, 0.0, 0.0, 1.0], [0.0, 0.0, 1.0, 2.0, 3.0],
+        [1.0, 2.0, 3.0, 4.0, 5.0]]
+    assert torch.equal(layer.values, -layer.keys)
+    buffer = layer._key_buffer  # it kept room on the left, so a longer prompt joins in place again
+    batch.merge(KVBatch(_numbered_cache(1, 6), torch.ones((1, 6), dtype=torch.long), torch.tensor([6])), 8)
+    assert layer._key_buffer is buffer and layer.keys[:, 0, 0, 0].tolist() == [0.0, 0.0, 0.0, 0.0, 1.0]
+    keys, _ = layer.update(torch.full((5, 1, 1, 2), 9.0), torch.full((5, 1, 1, 2), -9.0))
+    assert keys[:, 0, -1, 0].tolist() == [9.0] * 5 and keys.shape == (5, 1, 7, 2)
+    assert keys[:, 0, -2, 0].tolist() == [303.0, 1.0, 3.0, 5.0, 6.0]
 
 
 def test_growing_layer_appends_in_place_and_grows_past_its_headroom():
