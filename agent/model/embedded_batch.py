@@ -90,13 +90,14 @@ class GrowingLayer(DynamicLayer):
                   reserve_rows: int) -> None:
         """Append the rows of `keys`/`values` after this layer's, the side that is shorter padded with zeros on
         the left. In place when the buffers have the rows and the dead columns on the left it takes; else one
-        copy into new buffers with room for `reserve_rows` rows."""
+        copy into new buffers with room for twice the rows, up to `reserve_rows` (a large max_batch with few
+        rows in flight does not reserve memory for all of them)."""
         rows, joined = self.rows, keys.shape[0]
         length = self.keys.shape[-2] + pad_self
         if rows + joined > self._key_buffer.shape[0] or pad_self > self._start:
             # Room on the left too: a longer prompt than the batch's, joining later, is written in place.
-            self._set([(self.keys, self.values, pad_self), (keys, values, pad_other)], reserve_rows=reserve_rows,
-                      left=HEADROOM)
+            self._set([(self.keys, self.values, pad_self), (keys, values, pad_other)],
+                      reserve_rows=min(reserve_rows, 2 * (rows + joined)), left=HEADROOM)
             return
         self._start -= pad_self
         start = self._start

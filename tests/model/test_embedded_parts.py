@@ -128,6 +128,13 @@ def test_rows_leave_and_join_in_place_and_every_row_keeps_its_columns():
     assert keys[:, 0, -2, 0].tolist() == [303.0, 1.0, 3.0, 5.0, 6.0]
 
 
+def test_a_join_reserves_twice_the_rows_not_the_whole_max_batch():
+    batch = KVBatch(_numbered_cache(1, 2), torch.ones((1, 2), dtype=torch.long), torch.tensor([2]))
+    batch.merge(KVBatch(_numbered_cache(1, 2), torch.ones((1, 2), dtype=torch.long), torch.tensor([2])), 256)
+    assert batch.cache.layers[0]._key_buffer.shape[0] == 4
+    assert batch.cache.layers[0].keys[:, 0, :, 0].tolist() == [[1.0, 2.0], [1.0, 2.0]]
+
+
 def test_growing_layer_appends_in_place_and_grows_past_its_headroom():
     layer = GrowingLayer()
     first = torch.randn(2, 3, 5, 4)
