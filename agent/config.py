@@ -22,7 +22,10 @@ class ModelSettings(BaseModel):
     api_key: SecretStr = Field(SecretStr("EMPTY"), description="bearer token for the model server")
     adapter: str | None = Field(None, description="LoRA adapter to request by name; None = base model")
     max_batch: int = Field(8, ge=1, le=256, description="embedded engine: requests decoded together")
-    threads: int | None = Field(None, ge=1, description="torch threads for the embedded engine (default: cores)")
+    threads: int | None = Field(
+        None, ge=1, description="torch threads for the embedded engine (default: cores); the lean forward runs "
+        "torch's ops on one thread and its matrix products on OpenBLAS's threads"
+    )
     jump_forward: Literal["verified", "forced", "off"] = Field(
         "verified", description="embedded engine: text the JSON grammar forces is checked in one pass (verified: "
         "the same output as off), appended unsampled and marked (forced), or decoded token by token (off)"

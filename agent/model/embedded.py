@@ -116,7 +116,7 @@ class EmbeddedChatModel(ChatModel):
 
             if prefix_cache:
                 prefix_store = PrefixStore(Path(store_dir) / STORE_DIR_NAME, model_dir / "model.safetensors",
-                                           computed_by=f"{forward} forward, {threads} threads")
+                                           computed_by=_computed_by(forward, threads))
             grammar_store = GrammarStore(Path(store_dir) / GRAMMAR_STORE_DIR_NAME, model_dir / "tokenizer.json",
                                          vocab_size=int(model.config.vocab_size))
         chat_model = cls(
@@ -257,6 +257,11 @@ class EmbeddedChatModel(ChatModel):
 
     async def close(self) -> None:
         await asyncio.to_thread(self._engine.close)
+
+
+def _computed_by(forward: ForwardKind, threads: int) -> str:
+    """What decides the rounding of a prefix's keys/values: the lean forward keeps torch on one thread."""
+    return "lean forward, torch on 1 thread" if forward == "lean" else f"{forward} forward, {threads} threads"
 
 
 def _as_list(value: Any) -> list[Any]:

@@ -77,11 +77,11 @@ class GrowingLayer(DynamicLayer):
         """Keep the listed rows, in that order, from column `first` on. In place: `rows[i]` is `i` or a row past
         the kept count (`KVBatch.keep`'s order), so a row moves into a dropped row's slot and no copy overwrites
         a row still to be read; the dropped columns become dead space on the left."""
+        columns = slice(self._start + first, self._start + self.keys.shape[-2])
         for slot, row in enumerate(rows):
             if slot != row:
                 for buffer in (self._key_buffer, self._value_buffer):
-                    buffer[slot, :, self._start + first : self._start + self.keys.shape[-2]] = buffer[
-                        row, :, self._start + first : self._start + self.keys.shape[-2]]
+                    buffer[slot, :, columns] = buffer[row, :, columns]
         length = self.keys.shape[-2] - first
         self._start += first
         self._view(length, len(rows))
@@ -233,8 +233,8 @@ class KVBatch:
 
     def merge(self, other: KVBatch, reserve_rows: int = 0) -> None:
         """Append `other`'s rows (after this batch's rows), padding the shorter side on the left. When the
-        layers' buffers must grow, they get room for `reserve_rows` rows (the engine's batch size), so the
-        next rows to join are written in place."""
+        layers' buffers must grow, they get room for twice the rows, up to `reserve_rows` (the engine's batch
+        size), so the next rows to join are written in place."""
         length = max(self.length, other.length)
         pad_self, pad_other = length - self.length, length - other.length
         for mine, theirs in zip(self.cache.layers, other.cache.layers, strict=True):

@@ -174,6 +174,21 @@ class LeanForward:
 
     def __call__(self, input_ids: torch.Tensor, mask: torch.Tensor, positions: torch.Tensor, cache: Any,
                  keep: int = 1, lora: RowGroups | None = None) -> torch.Tensor:
+        # torch's own ops here (norms, RoPE, SiLU, adds, attention) on one thread: with two, each op wakes the
+        # sleeping OpenMP thread (OMP_WAIT_POLICY=PASSIVE), which on the AMD CPU cost more than it gained: at 240
+        # tokens RMSNorm 499 against 124 µs on one, RoPE 625 against 160, attention 1.36 against 2.08 ms (a
+        # prefill layer ~3.6 against ~2.9 ms). The products are OpenBLAS's, on its own threads.
+        # A prefill computes the same numbers either way; a decode step's attention rounds differently (~3e-5 in
+        # the logits), and the 41 recorded agent calls gave the same tokens; docs/results/bench-torch-one-thread/.
+        threads = torch.get_num_threads()
+        torch.set_num_threads(1)
+        try:
+            return self._forward(input_ids, mask, positions, cache, keep, lora)
+        finally:
+            torch.set_num_threads(threads)
+
+    def _forward(self, input_ids: torch.Tensor, mask: torch.Tensor, positions: torch.Tensor, cache: Any,
+                 keep: int, lora: RowGroups | None) -> torch.Tensor:
         rows, fed = input_ids.shape
         heads, kv_heads, dim = self._heads, self._kv_heads, self._head_dim
         # The fed columns that are tokens. A ragged step (one row drafting 30 tokens beside rows feeding 1)

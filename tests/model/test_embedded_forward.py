@@ -193,3 +193,39 @@ def test_an_adapter_that_is_not_plain_lora_takes_peft_s_path(model_dir, tmp_path
     adapters.load("dora", tmp_path / "dora")
     assert adapters.lean_rows(["dora", None]) == (False, [])
     assert adapters.lean_rows(["dora", "dora"]) == (True, [])  # one adapter: merged into the weights
+
+
+@torch.inference_mode()
+def test_the_lean_forward_runs_torch_on_one_thread_and_gives_the_threads_back(hf_model, monkeypatch):
+    import deepresearch.agent.model.embedded_forward as embedded_forward
+
+    seen: list[int] = []
+    attention = embedded_forward.biased_attention
+
+    def recording(*args: Any) -> torch.Tensor:
+        seen.append(torch.get_num_threads())
+        return attention(*args)
+
+    def failing(*args: Any) -> torch.Tensor:
+        raise RuntimeError("attention failed")
+
+    monkeypatch.setattr(embedded_forward, "biased_attention", recording)
+    lean, before = LeanForward(hf_model), torch.get_num_threads()
+    try:
+        torch.set_num_threads(2)
+        with_one = run(lean, hf_model)
+        assert torch.get_num_threads() == 2
+        assert seen and set(seen) == {1}
+        monkeypatch.setattr(embedded_forward, "biased_attention", failing)
+        with pytest.raises(RuntimeError, match="attention failed"):  # a failed pass gives the threads back too
+            run(lean, hf_model)
+        assert torch.get_num_threads() == 2
+        monkeypatch.setattr(embedded_forward, "biased_attention", attention)
+        # The ops on two threads (the forward's body called directly) round differently only where SDPA
+        # splits a decode step's keys between threads: ~3e-5 in the logits.
+        with_two = run(lambda *a: lean._forward(*a, None), hf_model)
+        for one, two in zip(real_columns(with_one), real_columns(with_two), strict=True):
+            assert torch.allclose(one, two, atol=2e-4), float((one - two).abs().max())
+            assert torch.equal(one.argmax(-1), two.argmax(-1))
+    finally:
+        torch.set_num_threads(before)
