@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..config import EMBEDDED_MODEL_NAME
 from .base import ChatModel, ModelError
-from .embedded_forward import DEFAULT_FORWARD, ForwardKind
+from .embedded_forward import DEFAULT_FORWARD, LEAN_TORCH_THREADS, ForwardKind
 from .embedded_jump import DEFAULT_JUMP_FORWARD, JumpForward
 from .types import ChatRequest, Completion, Message
 
@@ -260,8 +260,10 @@ class EmbeddedChatModel(ChatModel):
 
 
 def _computed_by(forward: ForwardKind, threads: int) -> str:
-    """What decides the rounding of a prefix's keys/values: the lean forward keeps torch on one thread."""
-    return "lean forward, torch on 1 thread" if forward == "lean" else f"{forward} forward, {threads} threads"
+    """What decides the rounding of a prefix's keys/values: the lean forward sets torch's threads itself."""
+    if forward == "lean":
+        return f"lean forward, torch on {LEAN_TORCH_THREADS} thread"
+    return f"{forward} forward, {threads} threads"
 
 
 def _as_list(value: Any) -> list[Any]:

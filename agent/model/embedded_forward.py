@@ -31,6 +31,7 @@ from .embedded_products import JointProduct, matmul_t
 
 ForwardKind = Literal["lean", "transformers"]
 DEFAULT_FORWARD: ForwardKind = "lean"
+LEAN_TORCH_THREADS = 1  # torch's threads during a lean pass (LeanForward.__call__ says why)
 
 
 def supports(model: Any) -> bool:
@@ -181,7 +182,7 @@ class LeanForward:
         # A prefill computes the same numbers either way; a decode step's attention rounds differently (~3e-5 in
         # the logits), and the 41 recorded agent calls gave the same tokens; docs/results/bench-torch-one-thread/.
         threads = torch.get_num_threads()
-        torch.set_num_threads(1)
+        torch.set_num_threads(LEAN_TORCH_THREADS)
         try:
             return self._forward(input_ids, mask, positions, cache, keep, lora)
         finally:
