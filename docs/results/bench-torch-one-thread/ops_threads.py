@@ -7,12 +7,19 @@ Microseconds per call, best of 3 runs of 200 calls.
 
 import os
 import time
+from types import SimpleNamespace
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
-from deepresearch.agent.model.embedded_forward import attention_mask, biased_attention, grouped_bias  # noqa: E402
+from deepresearch.agent.model.embedded_forward import (  # noqa: E402
+    _rms_norm,
+    _rotate,
+    attention_mask,
+    biased_attention,
+    grouped_bias,
+)
 
 HIDDEN, HEADS, KV_HEADS, DIM, INTERMEDIATE = 576, 9, 3, 64, 1536
 
@@ -31,7 +38,7 @@ def per_call_us(run, calls: int = 200) -> float:
 
 def ops(tokens: int, cached: int) -> dict[str, object]:
     x, residual = torch.randn(tokens, HIDDEN), torch.randn(tokens, HIDDEN)
-    weight = torch.randn(HIDDEN)
+    norm = SimpleNamespace(weight=torch.randn(HIDDEN), variance_epsilon=1e-5)
     both = torch.randn(tokens, (HEADS + 2 * KV_HEADS) * DIM)  # a q, k, v product's output
     qk = both[:, : (HEADS + KV_HEADS) * DIM].view(tokens, HEADS + KV_HEADS, DIM)
     angles = torch.randn(tokens, DIM // 2)
@@ -44,10 +51,9 @@ def ops(tokens: int, cached: int) -> dict[str, object]:
     keys, values = torch.randn(rows, KV_HEADS, cached + fed, DIM), torch.randn(rows, KV_HEADS, cached + fed, DIM)
     visible = attention_mask(torch.ones((rows, cached + fed), dtype=torch.long), fed)
     bias = None if visible is None else grouped_bias(visible, HEADS // KV_HEADS)
-    half = DIM // 2
     return {
-        "RMSNorm": lambda: weight * (x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-5)),
-        "RoPE (q and k)": lambda: qk * cos + torch.cat((-qk[..., half:], qk[..., :half]), dim=-1) * sin,
+        "RMSNorm": lambda: _rms_norm(x, norm),
+        "RoPE (q and k)": lambda: _rotate(qk, cos, sin),
         "SiLU(gate) * up": lambda: F.silu(gate).mul_(up),
         "residual add": lambda: x + residual,
         "attention": lambda: biased_attention(q, keys, values, bias),

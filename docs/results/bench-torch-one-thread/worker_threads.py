@@ -18,9 +18,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))
 import torch  # noqa: E402
 from deepresearch.agent.model import embedded_forward  # noqa: E402
 from deepresearch.agent.model.embedded import EmbeddedChatModel  # noqa: E402
+from deepresearch.agent.model.embedded_weights import embedded_model_dir  # noqa: E402
+from deepresearch.app.settings import load_settings  # noqa: E402
 from model_workload import load_workload, replay, requests  # noqa: E402
-
-MODEL = Path.home() / ".cache/deepresearch/models/SmolLM2-135M-Instruct"
 
 
 def attention_on_two_threads() -> None:
@@ -40,7 +40,8 @@ async def main(mode: str) -> None:
     if mode == "t1att":
         attention_on_two_threads()
     reqs = requests(load_workload())
-    model = EmbeddedChatModel.load(MODEL, max_batch=8, jump_forward="verified", prefix_cache=True, forward="lean")
+    model = EmbeddedChatModel.load(embedded_model_dir(load_settings().cache_dir), max_batch=8,
+                                   jump_forward="verified", prefix_cache=True, forward="lean")
     if mode != "plain":
         model._engine.call(lambda: torch.set_num_threads(1)).result()
     ids = {}
