@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import importlib
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -89,4 +90,8 @@ def main() -> None:
         # At exit the interpreter garbage-collects every object a command created (the model, torch's
         # registries: ~1 s after `ask`) only to free memory the process is about to give back. Frozen
         # objects are skipped; atexit handlers and stream flushes still run.
-        gc.freeze()
+        # Not once triton is loaded (transformers' model classes import it: the first run's GGUF conversion, an
+        # adapter): its nanobind bindings print a screen of "leaked instance" warnings for every object left
+        # uncollected at exit.
+        if "triton" not in sys.modules:
+            gc.freeze()
