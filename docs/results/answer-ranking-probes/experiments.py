@@ -6,6 +6,7 @@
     .venv/bin/python docs/results/answer-ranking-probes/experiments.py collect --out /tmp/probe.pkl   # ~35 min
     .venv/bin/python docs/results/answer-ranking-probes/experiments.py probe --data /tmp/probe.pkl
     .venv/bin/python docs/results/answer-ranking-probes/experiments.py context --out /tmp/context.pkl  # ~2 h, 1 thread
+    .venv/bin/python docs/results/answer-ranking-probes/experiments.py types                           # ~15 min
 
 All on the pool's 1,103 free-form *train* questions (the dev split is never read), with the evidence the
 graph would gather simulated as in train/simulated_evidence.py (no model call). A candidate is right when
@@ -21,6 +22,9 @@ sentence-transformers).
             ("Question: q\\nAnswer:") and the final hidden state at the candidate's last token.
 - context:  the re-ranker's likelihood given the candidate's sentence, the bridge chain, or one context shared
             by the five; top-1 of features + w · each (session 23).
+- types:    for questions that name the answer's type ("what city", "which British rock band"), the model's own
+            knowledge of each candidate's type: mean log π(" a city" | "<candidate> is"); top-1 of the
+            re-ranker plus w · that (session 29).
 - probe:    top-1 of the re-ranker; of the features plus likelihood plus or minus the no-context
             likelihood (PMI and its opposite); of a logistic probe over features + the hidden state
             (two-fold, 3 splits).
@@ -182,11 +186,11 @@ def policy_scorer(threads: int | None = None):
 
 
 def with_candidates(data: list, k: int):
-    """(index, question, golds, sentences, bridges, the top k candidates) where there are candidates."""
+    """(index, (question, golds, sentences, bridges, the top k candidates)) where there are candidates."""
     for n, (q, golds, sents, bridges) in enumerate(data):
         cands = C.rank_candidates(q["question"], sents, k=k, bridges=bridges)
         if cands:
-            yield n, q, golds, sents, bridges, cands
+            yield n, (q, golds, sents, bridges, cands)
 
 
 def collect(data: list, out: Path, k: int = 5) -> None:
@@ -244,6 +248,50 @@ def context(data: list, out: Path, k: int = 5) -> None:
         print(f"  {name:6s} context: features + w·likelihood, w 0.5 / 1 / 2 / 4: {tops}; likelihood alone: {alone}")
 
 
+AUXILIARIES = {"did", "does", "do", "is", "was", "were", "are", "has", "had", "have", "can", "could", "will", "would",
+               "should", "may", "might", "must"}
+
+
+def type_phrase(question: str) -> str:
+    """The words naming the answer's type, as written ("British rock band"), or "" (answer_type_words' rule)."""
+    m = C._WH_HEAD.search(question)
+    words = []
+    for w in (m.group(1).split() if m else []):
+        if w.lower() in S.STOP_WORDS or w.lower() in AUXILIARIES:
+            break
+        if w.lower().endswith(("ed", "ing")):  # "what British rock band released …": the type ends before the verb
+            break
+        words.append(w)
+    return " ".join(words)
+
+
+def types(data: list, k: int = 5) -> None:
+    """Whether the model knows which candidate is of the asked type: "Minneapolis is a city", not "Illinois Tech"."""
+    score = policy_scorer()
+    rows = []
+    for n, (q, golds, _sents, _bridges, cands) in with_candidates(data, k):
+        phrase = type_phrase(q["question"])
+        if not phrase or C.answer_kind(q["question"]) != "name" or C.asks_nationality(q["question"]):
+            continue
+        texts = [c.text for c in cands]
+        article = "an" if phrase[0].lower() in "aeiou" else "a"
+        lik = score([TEMPLATE.format(sentence=c.quote, question=q["question"]) for c in cands], texts)[0]
+        typed = score([f"{t} is" for t in texts], [f"{article} {phrase}"] * len(texts))[0]
+        rows.append({"y": np.array([normalize_answer(t) in golds for t in texts]),
+                     "score": np.array([c.score for c in cands]), "lik": np.array(lik), "type": np.array(typed)})
+        if n % 100 == 0:
+            print(f"{n}/{len(data)}", flush=True)
+
+    def top1(f) -> int:
+        return sum(int(r["y"][int(np.argmax(f(r)))]) for r in rows)
+
+    print(f"{len(rows)} questions naming the answer's type, gold among the {k}: {sum(r['y'].any() for r in rows)}; "
+          f"top-1: features {top1(lambda r: r['score'])}, re-ranker {top1(lambda r: r['score'] + r['lik'])}, "
+          f"type likelihood alone {top1(lambda r: r['type'])}")
+    for w in (0.25, 0.5, 1.0, 2.0):
+        print(f"  re-ranker + {w} · type likelihood: {top1(lambda r, w=w: r['score'] + r['lik'] + w * r['type'])}")
+
+
 def probe(path: Path) -> None:
     from sklearn.linear_model import LogisticRegression
     from sklearn.preprocessing import StandardScaler
@@ -280,7 +328,7 @@ def probe(path: Path) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", choices=["coverage", "spans", "gbdt", "collect", "context", "probe"])
+    parser.add_argument("what", choices=["coverage", "spans", "gbdt", "collect", "context", "types", "probe"])
     parser.add_argument("--out", type=Path, help="collect, context: where to write the scores")
     parser.add_argument("--data", type=Path, help="probe: what collect wrote")
     args = parser.parse_args()
@@ -295,7 +343,7 @@ def main() -> None:
     data = questions()
     if args.what in ("collect", "context"):
         return {"collect": collect, "context": context}[args.what](data, args.out)
-    {"coverage": coverage, "spans": spans, "gbdt": gbdt}[args.what](data)
+    {"coverage": coverage, "spans": spans, "gbdt": gbdt, "types": types}[args.what](data)
 
 
 if __name__ == "__main__":
