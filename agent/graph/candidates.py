@@ -133,22 +133,25 @@ class EvidenceSentence:
 _WH_HEAD = re.compile(r"\b(?:what|which|whose)\s+((?:[\w'’\-]+\s+){0,3}[\w'’\-]+)", re.IGNORECASE)
 
 
+def answer_type_phrase(question: str) -> list[str]:
+    """The words naming the answer's type, as the question writes them: "what British rock band" → British,
+    rock, band (up to four words after what/which/whose, until a stop word or an auxiliary verb)."""
+    m = _WH_HEAD.search(question)
+    words = []
+    for w in m.group(1).split() if m else []:
+        if w.lower() in STOP_WORDS or w.lower() in ("did", "does", "do", "is", "was", "were", "are", "has", "had"):
+            break
+        words.append(w)
+    return words
+
+
 def answer_type_words(question: str) -> set[str]:
     """Stems of the words naming the answer's type: "what British rock band" → british, rock, band.
 
     Evidence often introduces an answer by its type ("the British rock band Dire Straits"), so a span
     next to these words is likely the one asked for.
     """
-    m = _WH_HEAD.search(question)
-    if not m:
-        return set()
-    words = []
-    for w in m.group(1).split():
-        lw = w.lower()
-        if lw in STOP_WORDS or lw in ("did", "does", "do", "is", "was", "were", "are", "has", "had"):
-            break
-        words.append(stem(lw))
-    return set(words)
+    return {stem(w.lower()) for w in answer_type_phrase(question)}
 
 
 def question_terms(question: str) -> tuple[set[str], set[str]]:

@@ -248,18 +248,16 @@ def context(data: list, out: Path, k: int = 5) -> None:
         print(f"  {name:6s} context: features + w·likelihood, w 0.5 / 1 / 2 / 4: {tops}; likelihood alone: {alone}")
 
 
-AUXILIARIES = {"did", "does", "do", "is", "was", "were", "are", "has", "had", "have", "can", "could", "will", "would",
-               "should", "may", "might", "must"}
+MODALS = {"have", "can", "could", "will", "would", "should", "may", "might", "must"}
 
 
 def type_phrase(question: str) -> str:
-    """The words naming the answer's type, as written ("British rock band"), or "" (answer_type_words' rule)."""
-    m = C._WH_HEAD.search(question)
+    """The words naming the answer's type, as written ("British rock band"), or "": the graph's own rule
+    (candidates.answer_type_phrase), also ending at a modal or a verb form ("what river can …", "what British
+    rock band released …"), since the phrase is read here as a noun ("X is a British rock band")."""
     words = []
-    for w in (m.group(1).split() if m else []):
-        if w.lower() in S.STOP_WORDS or w.lower() in AUXILIARIES:
-            break
-        if w.lower().endswith(("ed", "ing")):  # "what British rock band released …": the type ends before the verb
+    for w in C.answer_type_phrase(question):
+        if w.lower() in MODALS or w.lower().endswith(("ed", "ing")):
             break
         words.append(w)
     return " ".join(words)
