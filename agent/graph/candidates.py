@@ -137,7 +137,7 @@ def answer_type_phrase(question: str) -> list[str]:
     """The words naming the answer's type, as the question writes them: "what British rock band" → British,
     rock, band (up to four words after what/which/whose, until a stop word or an auxiliary verb)."""
     m = _WH_HEAD.search(question)
-    words = []
+    words: list[str] = []
     for w in m.group(1).split() if m else []:
         if w.lower() in STOP_WORDS or w.lower() in ("did", "does", "do", "is", "was", "were", "are", "has", "had"):
             break

@@ -1,4 +1,4 @@
-"""How the console script ends: quickly, and without noise from the libraries it loaded."""
+"""How the console script ends: without noise from the libraries it loaded."""
 
 from __future__ import annotations
 
