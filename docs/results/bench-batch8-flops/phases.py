@@ -25,6 +25,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from deepresearch.agent.model import embedded_engine  # noqa: E402
 from deepresearch.agent.model.embedded import EmbeddedChatModel  # noqa: E402
 from deepresearch.agent.model.embedded_weights import embedded_model_dir  # noqa: E402
+from deepresearch.app.settings import load_settings  # noqa: E402
 from model_workload import load_workload, replay, requests  # noqa: E402
 
 Engine = embedded_engine.BatchingEngine
@@ -87,7 +88,7 @@ async def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--batch", type=int, default=8)
     args = parser.parse_args()
-    model_dir = embedded_model_dir(Path.home() / ".cache" / "deepresearch")
+    model_dir = embedded_model_dir(load_settings().cache_dir)  # where `deepresearch` keeps the converted model
     model = EmbeddedChatModel.load(model_dir, max_batch=8)
     weights = model._engine.forward.lean._model  # the decoder layers: products per token column
     flops_per_column = 2 * sum(p.numel() for n, p in weights.named_parameters()
