@@ -189,15 +189,18 @@ async def run_agent_calls(args: argparse.Namespace, model_dir: Path, bound: floa
     if args.engines:
         engines = [parse_engine(name) for name in args.engines.split(",")]
     for mode, prefix, forward in engines:
-        model = EmbeddedChatModel.load(model_dir, max_batch=8, jump_forward=mode, prefix_cache=prefix == "on",
-                                       forward=forward)
+        model = EmbeddedChatModel.load(model_dir, max_batch=8, jump_forward=mode, prefix_cache=prefix != "off",
+                                       forward=forward, **({"prompt_cache_tokens": 0} if prefix == "system" else {}))
         if args.adapter:
             await model.load_adapter("bench", args.adapter)
         await replay(model, reqs[:2], 2)  # first-call costs (allocations, grammar compiles)
-        if prefix == "on":
+        if prefix != "off":
             model.clear_prefix_cache()  # the warm-up's prefixes would be hits the measured pass did not earn
-        name = mode + ("" if prefix == "on" else "-noprefix") + ("" if forward == "lean" else f"-{forward}")
+        name = mode + {"on": "", "off": "-noprefix", "system": "-sysprefix"}[prefix] + (
+            "" if forward == "lean" else f"-{forward}")
         for batch in (1, 8):
+            if prefix != "off":  # batch 8 must not reuse batch 1's prompts (the system messages stay, as before)
+                model.clear_prefix_cache(system=False)
             columns[f"{name}@{batch}"] = await replay(model, reqs, batch)
             print(f"engine {name}, batch {batch}: {columns[f'{name}@{batch}'].wall_s:.1f} s", file=sys.stderr)
         await model.close()
@@ -222,7 +225,8 @@ async def run_agent_calls(args: argparse.Namespace, model_dir: Path, bound: floa
     for label, cell in metrics.items():
         print(f"{label:34}" + "".join(f"{cell(r, int(n.split('@')[1])):>12}" for n, r in columns.items()))
     pairs = [(f"off@{b}", f"{m}@{b}") for b in (1, 8) for m in ("forced", "verified", "vllm")]
-    pairs += [(f"{m}-noprefix@{b}", f"{m}@{b}") for b in (1, 8) for m in ("off", "forced", "verified")]
+    pairs += [(f"{m}-{p}@{b}", f"{m}@{b}") for b in (1, 8) for m in ("off", "forced", "verified")
+              for p in ("noprefix", "sysprefix")]
     pairs += [(f"{m}-transformers@{b}", f"{m}@{b}") for b in (1, 8) for m in ("off", "forced", "verified")]
     # before the speed work (jump-forward off, transformers' forward) against the default and vLLM
     pairs += [(f"off-transformers@{b}", f"{m}@{b}") for b in (1, 8) for m in ("verified", "vllm")]
@@ -232,17 +236,19 @@ async def run_agent_calls(args: argparse.Namespace, model_dir: Path, bound: floa
         if a in columns and b in columns:
             diff = differences(calls, columns[a], columns[b])
             print(f"same parsed output, {a} vs {b}: {len(calls) - len(diff)}/{len(calls)}")
-            if diff and (a == "off@1" or "noprefix" in a or "transformers" in a):
+            if diff and (a == "off@1" or "prefix" in a or "transformers" in a):
                 print("\n".join(diff))
 
 
 def parse_engine(name: str) -> tuple[str, str, str]:
     """A column name back to its engine: "off-transformers" → (off, on, transformers)."""
     mode, *flags = name.split("-")
-    unknown = set(flags) - {"noprefix", "transformers"}
-    if mode not in ("off", "forced", "verified") or unknown:
-        raise SystemExit(f"bench/model.py: unknown engine {name!r} (e.g. verified, off-transformers, forced-noprefix)")
-    return mode, "off" if "noprefix" in flags else "on", "transformers" if "transformers" in flags else "lean"
+    unknown = set(flags) - {"noprefix", "sysprefix", "transformers"}
+    if mode not in ("off", "forced", "verified") or unknown or {"noprefix", "sysprefix"} <= set(flags):
+        raise SystemExit(f"bench/model.py: unknown engine {name!r} (e.g. verified, off-transformers, forced-noprefix, "
+                         "verified-sysprefix)")
+    prefix = "off" if "noprefix" in flags else "system" if "sysprefix" in flags else "on"
+    return mode, prefix, "transformers" if "transformers" in flags else "lean"
 
 
 def by_role(calls: list[dict[str, Any]], columns: dict[str, Any]) -> None:
@@ -375,13 +381,16 @@ def main() -> None:
                         "(e.g. off-transformers,verified), instead of every combination of the three options below")
     parser.add_argument("--forward", default="lean", help="agent workload: lean, transformers or lean,transformers "
                         "(embedded_forward.py)")
-    parser.add_argument("--prefix-cache", default="on", help="agent workload: on, off or on,off (each jump mode "
-                        "with and without reuse of the system message's keys/values; off columns: MODE-noprefix)")
+    parser.add_argument("--prefix-cache", default="on", help="agent workload: on, system, off or a list (each jump "
+                        "mode reusing the longest prefix shared with recent prompts, the system message's only "
+                        "(MODE-sysprefix columns), or nothing (MODE-noprefix))")
     parser.add_argument("--calls", type=int, default=None, help="agent workload: only the first N recorded calls")
     parser.add_argument("--adapter", type=Path, help="agent workload: a LoRA adapter directory for the calls of "
                         "--adapter-roles (batches then mix it with the base model, as in training rollouts; no vLLM)")
     parser.add_argument("--adapter-roles", default="planner", help="roles whose calls use --adapter (comma-separated)")
     args = parser.parse_args()
+    if bad := sorted(set(args.prefix_cache.split(",")) - {"on", "system", "off"}):
+        raise SystemExit(f"bench/model.py: --prefix-cache takes on, system or off, not {bad[0]!r}")
     if args.adapter and not (args.adapter / "adapter_config.json").is_file():
         raise SystemExit(f"bench/model.py: {args.adapter} is not a LoRA adapter directory (no adapter_config.json)")
     asyncio.run(run(args))

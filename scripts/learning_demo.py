@@ -137,7 +137,7 @@ async def run(args: argparse.Namespace) -> dict:
     dev_qs = questions_from_file(qfile, split="dev")
     cache = Path(os.environ.get("DEEPRESEARCH_CACHE_DIR") or Path.home() / ".cache" / "deepresearch")
     model_dir = embedded_model_dir(cache)
-    model = EmbeddedChatModel.load(model_dir, max_batch=args.concurrency)
+    model = EmbeddedChatModel.load(model_dir, max_batch=args.concurrency, reuse_greedy=True)
     store = TraceStore(out / "data" / "traces.db")
     tools = ToolSettings(data_dir=out / "data")
     agent = AgentSettings(budget=BudgetSettings(max_plan_steps=1, max_rounds=1, max_executor_turns=2,

@@ -17,13 +17,14 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..config import EMBEDDED_MODEL_NAME
+from ..config import EMBEDDED_MODEL_NAME, PROMPT_CACHE_TOKENS
 from .base import ChatModel, ModelError
 from .embedded_forward import DEFAULT_FORWARD, LEAN_TORCH_THREADS, ForwardKind
 from .embedded_jump import DEFAULT_JUMP_FORWARD, JumpForward
-from .types import ChatRequest, Completion, Message
+from .types import ChatRequest, Completion, Message, Timings
 
 if TYPE_CHECKING:
+    from .embedded_grammar import RowGrammar
     from .embedded_grammar_store import GrammarStore
     from .embedded_prefix import PrefixStore
 
@@ -42,12 +43,14 @@ class EmbeddedChatModel(ChatModel):
         self, model: Any, tokenizer: Any, *, model_name: str, max_batch: int, threads: int,
         jump_forward: JumpForward = DEFAULT_JUMP_FORWARD, prefix_cache: bool = True,
         forward: ForwardKind = DEFAULT_FORWARD, prefix_store: PrefixStore | None = None,
-        grammar_store: GrammarStore | None = None,
+        grammar_store: GrammarStore | None = None, prompt_cache_tokens: int = PROMPT_CACHE_TOKENS,
+        reuse_greedy: bool = False,
     ) -> None:
         from .embedded_adapters import AdapterSet
         from .embedded_engine import BatchingEngine
         from .embedded_grammar import GrammarCache
         from .embedded_jobs import EngineLimits
+        from .embedded_reuse import GREEDY_RESULTS, GreedyResults
 
         self.model_name = model_name
         self.load_s = 0.0
@@ -58,6 +61,7 @@ class EmbeddedChatModel(ChatModel):
         self.max_context = int(config.max_position_embeddings)
         self._grammars = GrammarCache(tokenizer, vocab_size=int(config.vocab_size), store=grammar_store)
         self._adapters = AdapterSet(model)
+        self._greedy = GreedyResults(GREEDY_RESULTS if reuse_greedy else 0)
         eos = {tokenizer.eos_token_id, *_as_list(config.eos_token_id)} - {None}
         self._engine = BatchingEngine(
             self._adapters,
@@ -68,7 +72,7 @@ class EmbeddedChatModel(ChatModel):
             vocab_size=int(config.vocab_size),
             limits=EngineLimits(
                 max_batch=max_batch, max_context=self.max_context, threads=threads, jump_forward=jump_forward,
-                prefix_cache=prefix_cache, forward=forward,
+                prefix_cache=prefix_cache, prompt_cache_tokens=prompt_cache_tokens, forward=forward,
             ),
             prefix_store=prefix_store,
         )
@@ -85,12 +89,16 @@ class EmbeddedChatModel(ChatModel):
         prefix_cache: bool = True,
         forward: ForwardKind = DEFAULT_FORWARD,
         store_dir: Path | None = None,
+        prompt_cache_tokens: int = PROMPT_CACHE_TOKENS,
+        reuse_greedy: bool = False,
     ) -> EmbeddedChatModel:
         """Load fp32 weights and tokenizer from a safetensors directory. `jump_forward`: how text a JSON
         grammar forces skips forward passes ("verified", "forced" or "off"; see embedded_jump.py);
-        `prefix_cache`: reuse the keys/values of each role's system message (embedded_prefix.py);
-        `forward`: "lean" (OpenBLAS products, embedded_forward.py) or "transformers"; `store_dir`: a
-        directory where what this process computes once is kept for the next: the base model's prefixes
+        `prefix_cache`: reuse the keys/values of each role's system message and of recent prompts (their
+        longest shared prefix, embedded_prefix.py), `prompt_cache_tokens` of the latter at most (0: none);
+        `reuse_greedy`: an identical greedy request waits for or takes the result of an earlier one
+        (embedded_reuse.py); `forward`: "lean" (OpenBLAS products, embedded_forward.py) or "transformers";
+        `store_dir`: a directory where what this process computes once is kept for the next: the base model's prefixes
         (embedded_prefix.py) and compiled grammars (embedded_grammar_store.py)."""
         started = time.perf_counter()
         import torch
@@ -122,6 +130,7 @@ class EmbeddedChatModel(ChatModel):
         chat_model = cls(
             model, tokenizer, model_name=model_name, max_batch=max_batch, threads=threads, jump_forward=jump_forward,
             prefix_cache=prefix_cache, forward=forward, prefix_store=prefix_store, grammar_store=grammar_store,
+            prompt_cache_tokens=prompt_cache_tokens, reuse_greedy=reuse_greedy,
         )
         chat_model.load_s = time.perf_counter() - started
         return chat_model
@@ -153,7 +162,6 @@ class EmbeddedChatModel(ChatModel):
 
     # --- ChatModel --------------------------------------------------------------------
     async def complete(self, request: ChatRequest) -> Completion:
-        from .embedded_grammar import closing_reserve
         from .embedded_jobs import GenerationJob
 
         adapter = self.resolve_adapter(request.adapter)
@@ -162,21 +170,30 @@ class EmbeddedChatModel(ChatModel):
         prompt_ids = self.prompt_token_ids(request.messages)
         if len(prompt_ids) >= self.max_context:
             raise ModelError(f"prompt of {len(prompt_ids)} tokens does not fit the context of {self.max_context}")
-        grammar = None
-        if request.json_schema is not None:
-            # A new schema compiles off the event loop (up to ~1 s for a large one); then it is cached.
-            compiled = self._grammars.cached(request.json_schema)
-            if compiled is None:
-                compiled = await asyncio.to_thread(self._grammars.compile, request.json_schema)
-            reserve = closing_reserve(request.json_schema, request.sampling.max_tokens)
-            grammar = self._grammars.matcher(compiled, reserve)
-        job = GenerationJob(prompt_ids, request.sampling, grammar, adapter,
-                            prefix_len=self.prefix_length(request.messages, prompt_ids))
+        key = self._greedy.key(adapter, prompt_ids, request)  # None: decoded for this request alone
+        shared = self._greedy.join(key)
+        started = time.perf_counter()
+        if shared is None:
+            grammar = await self._grammar(request)
+            shared = self._greedy.join(key)  # an equal request got here while the grammar compiled
+        reused = shared is not None
+        if shared is not None:
+            job = shared.job  # an equal greedy request's decode (embedded_reuse.py)
+        else:
+            job = GenerationJob(prompt_ids, request.sampling, grammar, adapter,
+                                prefix_len=self.prefix_length(request.messages, prompt_ids))
+            self._engine.submit(job)
+            shared = self._greedy.add(key, job)
         try:
-            result = await asyncio.wrap_future(self._engine.submit(job))
+            result = await asyncio.wrap_future(job.future)
         except asyncio.CancelledError:
-            job.cancelled = True
+            if shared is not None and key is not None:
+                self._greedy.leave(key, shared)
+            else:
+                job.cancelled = True
             raise
+        # A reused result did no model work of its own: only the wait shows.
+        timings = Timings(total_s=time.perf_counter() - started) if reused else result.timings
         parsed = None
         if request.json_schema is not None:
             try:
@@ -187,15 +204,27 @@ class EmbeddedChatModel(ChatModel):
             text=result.text,
             parsed=parsed,
             prompt_token_ids=prompt_ids,
-            completion_token_ids=result.token_ids,
-            logprobs=result.logprobs,
-            forced_positions=result.forced_positions,
-            narrowed_positions=result.narrowed_positions,
+            completion_token_ids=list(result.token_ids),
+            logprobs=list(result.logprobs),
+            forced_positions=list(result.forced_positions),
+            narrowed_positions=list(result.narrowed_positions),
             model=self.model_name,
             adapter=adapter,
             finish_reason=result.finish_reason,  # type: ignore[arg-type]
-            timings=result.timings,
+            timings=timings,
         )
+
+    async def _grammar(self, request: ChatRequest) -> RowGrammar | None:
+        """A matcher for the request's JSON schema (None without one)."""
+        from .embedded_grammar import closing_reserve
+
+        if request.json_schema is None:
+            return None
+        # A new schema compiles off the event loop (up to ~1 s for a large one); then it is cached.
+        compiled = self._grammars.cached(request.json_schema)
+        if compiled is None:
+            compiled = await asyncio.to_thread(self._grammars.compile, request.json_schema)
+        return self._grammars.matcher(compiled, closing_reserve(request.json_schema, request.sampling.max_tokens))
 
     async def score(self, prompt: str, continuations: list[str], adapter: str | None = None) -> list[list[float]]:
         adapter = self.resolve_adapter(adapter)
@@ -234,23 +263,30 @@ class EmbeddedChatModel(ChatModel):
         # Between decode steps (like adapter loads); the next step re-arranges the adapters for its rows.
         return await asyncio.wrap_future(self._engine.call(forward))
 
-    def clear_prefix_cache(self) -> None:
-        """Forget the cached prompt prefixes (benchmarks measure a cold engine with it)."""
-        self._engine.call(lambda: self._engine.prefixes and self._engine.prefixes.clear()).result()
+    def clear_prefix_cache(self, system: bool = True) -> None:
+        """Forget the kept prompts' keys/values and, unless `system` is False, the system messages' (benchmarks
+        measure a cold engine with it, or one that has only seen each role once)."""
+        prefixes = self._engine.prefixes
+        if prefixes is not None:
+            self._engine.call(prefixes.clear if system else prefixes.prompts.clear).result()
 
     async def load_adapter(self, name: str, path: Path) -> None:
         await asyncio.wrap_future(self._engine.call(lambda: self._adapters.load(name, Path(path)), name))
+        self._greedy.forget(name)
 
     def load_adapter_blocking(self, name: str, path: Path) -> None:
         """For synchronous callers (build_model); never call from inside a running event loop."""
         self._engine.call(lambda: self._adapters.load(name, Path(path)), name).result()
+        self._greedy.forget(name)
 
     async def unload_adapter(self, name: str) -> None:
         if name not in self._adapters.names():
             raise ModelError(f"unknown adapter {name!r}; loaded: {', '.join(self.adapters()) or 'none'}")
         await asyncio.wrap_future(self._engine.call(lambda: self._adapters.unload(name), name))
+        self._greedy.forget(name)
         if self.active_adapter == name:
             self.active_adapter = None
+
 
     def adapters(self) -> list[str]:
         return self._adapters.names()

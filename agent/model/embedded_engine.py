@@ -33,7 +33,7 @@ from .embedded_forward import ModelForward
 from .embedded_grammar import allocate_bitmask, mask_row
 from .embedded_jobs import EngineLimits, GenerationJob, GenerationResult
 from .embedded_jump import DraftMemo, accept_forced
-from .embedded_prefix import MIN_PREFIX, LayerStates, PrefixCache, PrefixStore, batch_from_prefixes
+from .embedded_prefix import LayerStates, PrefixCache, PrefixStore, batch_from_prefixes
 from .embedded_sampling import RowSampler
 from .types import Timings
 
@@ -99,7 +99,8 @@ class BatchingEngine:
         self.forward = ModelForward(adapters, limits.forward)  # every pass, on this thread (or in a `call`)
         self._drafts = DraftMemo(self._encode, lambda token: self._decode([token]))
         self._bitmask = allocate_bitmask(limits.max_batch, vocab_size)
-        self.prefixes = PrefixCache(store=prefix_store) if limits.prefix_cache else None
+        self.prefixes = (PrefixCache(store=prefix_store, prompt_tokens=limits.prompt_cache_tokens)
+                         if limits.prefix_cache else None)
         self._pending: collections.deque[GenerationJob] = collections.deque()
         self._commands: list[_Command] = []
         self._wake = threading.Condition()
@@ -194,12 +195,21 @@ class BatchingEngine:
         rows = [_Row(job, RowSampler(job.sampling), admitted_at) for job in jobs]
         for row in rows:  # e.g. `{"answer":"` before the first choice: prefilled with the prompt
             self._jump(row)
+        while rows:  # rows sharing a longer prefix with an earlier one wait for its prefill, then start from it
+            waits = [False] * len(rows) if self.prefixes is None else self.prefixes.wait_for_earlier(
+                *zip(*((row.job.adapter, row.job.prompt_ids, row.job.prefix_len) for row in rows), strict=True))
+            self._prefill([row for row, wait in zip(rows, waits, strict=True) if not wait], admitted_at)
+            rows = [row for row, wait in zip(rows, waits, strict=True) if wait]
+        self._retire_finished()
+
+    def _prefill(self, rows: list[_Row], admitted_at: float) -> None:
         # Rows whose cached prefix and remaining feed have the same lengths are prefilled together, others
         # apart: a left-padded group costs every row the longest feed (padding columns are computed too),
         # while a prefill of a few hundred tokens keeps the cores as busy alone as in a group.
         shapes: dict[tuple[int, int], list[tuple[_Row, LayerStates | None, list[int]]]] = {}
         for row in rows:
-            prefix = self._prefix_states(row.job)
+            prefix = None if self.prefixes is None else self.prefixes.start(  # keys/values to start from
+                row.job.adapter, row.job.prompt_ids, row.job.prefix_len, self._prefill_alone)
             start = prefix[0][0].shape[2] if prefix else 0
             feed = row.job.prompt_ids[start:] + row.unfed()
             shapes.setdefault((start, len(feed)), []).append((row, prefix, feed))
@@ -207,6 +217,9 @@ class BatchingEngine:
             group_rows = [row for row, _, _ in members]
             group = batch_from_prefixes(self.layers, [prefix for _, prefix, _ in members])
             logits = self._feed(group, group_rows, [feed for _, _, feed in members])
+            if self.prefixes is not None:
+                self.prefixes.prompts.remember_batch(group, [r.job.adapter for r in group_rows],
+                                                     [r.job.prompt_ids for r in group_rows])
             now = time.perf_counter()
             for row in group_rows:
                 row.prefill_s, row.first_token_at = now - admitted_at, now
@@ -216,15 +229,6 @@ class BatchingEngine:
             else:
                 self._kv.merge(group, reserve_rows=self._max_batch)
             self._rows.extend(group_rows)
-        self._retire_finished()
-
-    def _prefix_states(self, job: GenerationJob) -> LayerStates | None:
-        """The cached keys/values of the job's shared prompt prefix (computed on a miss), or None."""
-        length = job.prefix_len
-        if self.prefixes is None or length < MIN_PREFIX or length >= len(job.prompt_ids):
-            return None
-        ids = job.prompt_ids[:length]
-        return self.prefixes.states(job.adapter, ids, lambda: self._prefill_alone(ids, job.adapter))
 
     def _prefill_alone(self, ids: list[int], adapter: str | None) -> LayerStates:
         cache = new_cache(self.layers)

@@ -6,6 +6,7 @@ import concurrent.futures
 import time
 from dataclasses import dataclass, field
 
+from ..config import PROMPT_CACHE_TOKENS
 from .embedded_forward import DEFAULT_FORWARD, ForwardKind
 from .embedded_grammar import RowGrammar
 from .embedded_jump import DEFAULT_JUMP_FORWARD, JumpForward
@@ -42,4 +43,5 @@ class EngineLimits:
     threads: int  # torch threads of the engine's thread
     jump_forward: JumpForward = DEFAULT_JUMP_FORWARD  # how grammar-forced text skips forward passes (embedded_jump.py)
     prefix_cache: bool = True  # reuse the keys/values of shared prompt prefixes (embedded_prefix.py)
+    prompt_cache_tokens: int = PROMPT_CACHE_TOKENS  # of them, whole prompts kept (0: the system messages only)
     forward: ForwardKind = DEFAULT_FORWARD  # "lean": OpenBLAS products (embedded_forward.py); else transformers'

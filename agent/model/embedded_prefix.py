@@ -6,6 +6,14 @@ computes them once per (adapter, token ids) and starts each new row's cache from
 runs only over the rest of the prompt. The prefix is the chat template's rendering of the system message
 (`EmbeddedChatModel.prefix_length`), so it is a token-exact prefix of the prompt or not used at all.
 
+Calls share more than that. A run's calls repeat its question after the system message, and a training
+round's G rollouts of one question send the same planner prompt and, where they read the same source, the
+same extractor prompt (67 of 141 prompts of a learning-demo round repeat an earlier one). So the keys/values
+of each prefilled prompt are kept too (`PromptCache`, a budget of tokens, least recently used dropped
+first), and a new prompt starts from the longest prefix it shares with one of them when that is longer
+than its system message. Rows admitted together that share a longer prefix with an earlier one of them
+than with anything cached wait for its prefill (`PrefixCache.wait_for_earlier`).
+
 Causal attention makes a prefix's keys/values independent of what follows; computed in a pass of their
 own they differ from a whole-prompt pass only by float rounding (matmuls of another shape), as a
 different batch composition already does. Entries are dropped when an adapter is loaded or unloaded.
@@ -25,8 +33,10 @@ import logging
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
 import torch
 
+from ..config import PROMPT_CACHE_TOKENS
 from .disk_store import keep_newest, replace_atomically
 from .embedded_batch import KVBatch, new_cache
 
@@ -81,15 +91,50 @@ class PrefixStore:
 
 
 class PrefixCache:
-    """Keys/values of recently used prefixes, least recently used dropped first (~46 KB per token); the
-    base model's also from and to `store` when there is one."""
+    """Keys/values of recently used system messages, least recently used dropped first (~46 KB per token); the
+    base model's also from and to `store` when there is one. Beside them, recent whole prompts (`prompts`)."""
 
-    def __init__(self, limit: int = 8, store: PrefixStore | None = None) -> None:
+    def __init__(self, limit: int = 8, store: PrefixStore | None = None,
+                 prompt_tokens: int = PROMPT_CACHE_TOKENS) -> None:
         self._entries: collections.OrderedDict[tuple[str | None, tuple[int, ...]], LayerStates] = (
             collections.OrderedDict())
         self._limit = limit
         self._store = store
+        self.prompts = PromptCache(prompt_tokens)
         self.hits = self.misses = self.loaded = 0
+
+    def start(self, adapter: str | None, prompt_ids: list[int], system_length: int,
+              compute: Callable[[list[int], str | None], LayerStates]) -> LayerStates | None:
+        """The keys/values a prompt's prefill starts from: the longest prefix it shares with a kept prompt when
+        that covers its system message, else the system message's (`compute(ids, adapter)` on a miss)."""
+        length, key = self._offer(adapter, prompt_ids, system_length)
+        if key is not None:
+            return self.prompts.take(key, length)
+        if not length:
+            return None
+        ids = prompt_ids[:length]
+        return self.states(adapter, ids, lambda: compute(ids, adapter))
+
+    def wait_for_earlier(self, adapters: list[str | None], prompts: list[list[int]],
+                         system_lengths: list[int]) -> list[bool]:
+        """For rows about to be prefilled together: True where an earlier row shares at least MIN_PREFIX more
+        tokens with this one than the caches offer it, so it is prefilled after that row and starts from its
+        keys/values. The first row never waits."""
+        if self.prompts.limit <= 0:
+            return [False] * len(prompts)
+        offered = [self._offer(*job)[0] for job in zip(adapters, prompts, system_lengths, strict=True)]
+        heads = [np.asarray(ids[:-1], dtype=np.int64) for ids in prompts]
+        return [any(adapters[j] == adapters[i] and common_prefix_length(heads[i], heads[j]) >= offered[i] + MIN_PREFIX
+                    for j in range(i)) for i in range(len(prompts))]
+
+    def _offer(self, adapter: str | None, prompt_ids: list[int], system_length: int) -> tuple[int, tuple | None]:
+        """How many of the prompt's tokens `start` gives, and the kept prompt they come from (None: the system
+        message's)."""
+        system = system_length if MIN_PREFIX <= system_length < len(prompt_ids) else 0
+        shared, key = self.prompts.shared_length(adapter, prompt_ids)
+        if key is not None and shared >= max(system, MIN_PREFIX):
+            return shared, key
+        return system, None
 
     def states(self, adapter: str | None, ids: list[int], compute: Callable[[], LayerStates]) -> LayerStates:
         key = (adapter, tuple(ids))
@@ -113,6 +158,75 @@ class PrefixCache:
 
     def clear(self) -> None:
         self._entries.clear()
+        self.prompts.clear()
+
+
+class PromptCache:
+    """The keys/values of recently prefilled prompts, per adapter, within a budget of `limit` tokens (least
+    recently used dropped first). Only the engine's thread uses it."""
+
+    def __init__(self, limit: int = PROMPT_CACHE_TOKENS) -> None:
+        self._entries: collections.OrderedDict[tuple[str | None, tuple[int, ...]], tuple[np.ndarray, LayerStates]] = (
+            collections.OrderedDict())
+        self.limit = limit
+        self._held = 0
+        self.hits = self.shared_tokens = 0
+
+    def shared_length(self, adapter: str | None, ids: list[int]) -> tuple[int, tuple | None]:
+        """The longest prefix of `ids` a kept prompt of `adapter` shares (at most all but the last token, which
+        the prefill must feed for its logits), and that prompt's key."""
+        if not self._entries or len(ids) <= MIN_PREFIX:
+            return 0, None
+        wanted = np.asarray(ids[:-1], dtype=np.int64)
+        best, best_key = 0, None
+        for key, (kept, _) in self._entries.items():
+            if key[0] == adapter and (length := common_prefix_length(wanted, kept)) > best:
+                best, best_key = length, key
+        return best, best_key
+
+    def take(self, key: tuple, length: int) -> LayerStates:
+        """The first `length` positions of a kept prompt's keys/values (views: the batch copies them)."""
+        self._entries.move_to_end(key)
+        self.hits += 1
+        self.shared_tokens += length
+        return [(k[:, :, :length], v[:, :, :length]) for k, v in self._entries[key][1]]
+
+    def remember(self, adapter: str | None, ids: list[int], states: LayerStates) -> None:
+        key = (adapter, tuple(ids))
+        if key in self._entries:
+            self._entries.move_to_end(key)
+            return
+        if len(ids) > self.limit:
+            return
+        self._entries[key] = (np.asarray(ids, dtype=np.int64), states)
+        self._held += len(ids)
+        while self._held > self.limit:
+            (_, dropped), _ = self._entries.popitem(last=False)
+            self._held -= len(dropped)
+
+    def remember_batch(self, kv: KVBatch, adapters: list[str | None], prompts: list[list[int]]) -> None:
+        """Keep the prompts of a batch just prefilled (row i's real columns start with prompts[i], hole-free)."""
+        if self.limit <= 0:
+            return
+        real = kv.attention_mask.sum(dim=1)
+        for row, (adapter, ids) in enumerate(zip(adapters, prompts, strict=True)):
+            if len(ids) < MIN_PREFIX or (adapter, tuple(ids)) in self._entries:
+                continue
+            first = kv.length - int(real[row])
+            columns = slice(first, first + len(ids))
+            self.remember(adapter, ids, [(layer.keys[row : row + 1, :, columns].clone(),
+                                          layer.values[row : row + 1, :, columns].clone())
+                                         for layer in kv.cache.layers])
+
+    def clear(self) -> None:
+        self._entries.clear()
+        self._held = 0
+
+
+def common_prefix_length(a: np.ndarray, b: np.ndarray) -> int:
+    n = min(len(a), len(b))
+    differs = np.flatnonzero(a[:n] != b[:n])
+    return int(differs[0]) if len(differs) else n
 
 
 def batch_from_prefixes(layers: int, prefixes: list[LayerStates | None]) -> KVBatch:

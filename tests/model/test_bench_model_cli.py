@@ -21,3 +21,10 @@ def test_an_unknown_engine_is_refused():
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 1
     assert "unknown engine 'turbo'" in done.stderr.strip().splitlines()[-1]
+
+
+def test_an_unknown_prefix_cache_mode_is_refused():
+    done = subprocess.run([sys.executable, str(SCRIPT), "--workload", "agent", "--prefix-cache", "on,all"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert done.stderr.strip() == "bench/model.py: --prefix-cache takes on, system or off, not 'all'"

@@ -1,10 +1,12 @@
-"""Reuse of the system message's keys/values in the embedded engine, with the real SmolLM2-135M: the
-outputs of a full prefill, alone and in mixed batches, and never an adapter's stale prefix."""
+"""Reuse of shared prompt prefixes in the embedded engine (the system message's keys/values, and the longest
+prefix shared with a recent prompt), with the real SmolLM2-135M: the outputs of a full prefill, alone and in
+mixed batches, and never an adapter's stale prefix."""
 
 from __future__ import annotations
 
+import contextlib
 import json
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -46,17 +48,56 @@ def same(a: Any, b: Any) -> bool:
         abs(x - y) < 1e-3 for x, y in zip(a.logprobs, b.logprobs, strict=True))
 
 
-async def test_a_cached_prefix_gives_the_outputs_of_a_full_prefill(embedded, full_prefill):
+async def test_a_cached_system_message_gives_the_outputs_of_a_full_prefill(model_dir, full_prefill):
+    from deepresearch.agent.model.embedded import EmbeddedChatModel
+
     calls = recorded_calls()
     expected = [await full_prefill.complete(c) for c in calls]
     assert all(c.parsed is not None for c in expected)
+    model = EmbeddedChatModel.load(model_dir, max_batch=8, prompt_cache_tokens=0)  # system messages only
+    try:
+        alone = [await model.complete(c) for c in calls]  # the second extractor call reuses the first's prefix
+        together = await model.chat_many(calls)  # all four admitted as one group, every prefix cached
+        assert all(same(a, e) for a, e in zip(alone, expected, strict=True))
+        assert all(same(t, e) for t, e in zip(together, expected, strict=True))
+        assert model._engine.prefixes.hits >= 5 and model._engine.prefixes.prompts.hits == 0
+    finally:
+        await model.close()
+
+
+async def test_a_prefix_shared_with_an_earlier_prompt_gives_the_outputs_of_a_full_prefill(embedded, full_prefill):
+    calls = recorded_calls()
+    expected = [await full_prefill.complete(c) for c in calls]
     embedded.clear_prefix_cache()
-    hits = embedded._engine.prefixes.hits
-    alone = [await embedded.complete(c) for c in calls]  # the second extractor call reuses the first's prefix
-    together = await embedded.chat_many(calls)  # all four admitted as one group, every prefix cached
+    prompts = embedded._engine.prefixes.prompts
+    hits, shared = prompts.hits, prompts.shared_tokens
+    alone = [await embedded.complete(c) for c in calls]
+    # The second extractor call shares the system message and the question with the first: more than the
+    # system message alone, less than its whole prompt.
+    extractor = embedded.prompt_token_ids(calls[2].messages)
+    system = embedded.prefix_length(calls[2].messages, extractor)
+    assert prompts.hits - hits == 1 and system < prompts.shared_tokens - shared < len(extractor) - 1
+    shared = prompts.shared_tokens
+    together = await embedded.chat_many(calls)  # every prompt seen: all but its last token reused
+    assert prompts.hits - hits == 5
+    assert prompts.shared_tokens - shared == sum(
+        len(embedded.prompt_token_ids(c.messages)) - 1 for c in calls)
     assert all(same(a, e) for a, e in zip(alone, expected, strict=True))
     assert all(same(t, e) for t, e in zip(together, expected, strict=True))
-    assert embedded._engine.prefixes.hits - hits >= 5
+
+
+async def test_rows_sent_together_wait_for_the_one_whose_prompt_they_share(embedded, full_prefill):
+    """A training group's G rollouts send the same prompt at once: the first is prefilled, the others start
+    from its keys/values."""
+    call = recorded_calls()[1]
+    expected = await full_prefill.complete(call)
+    embedded.clear_prefix_cache()
+    prompts = embedded._engine.prefixes.prompts
+    hits, shared = prompts.hits, prompts.shared_tokens
+    got = await embedded.chat_many([call] * 4)
+    assert all(same(g, expected) for g in got)
+    assert prompts.hits - hits == 3
+    assert prompts.shared_tokens - shared == 3 * (len(embedded.prompt_token_ids(call.messages)) - 1)
 
 
 async def test_the_prefix_is_the_system_message_or_nothing(embedded):
@@ -68,19 +109,28 @@ async def test_the_prefix_is_the_system_message_or_nothing(embedded):
     assert embedded.prefix_length(call.messages[1:], embedded.prompt_token_ids(call.messages[1:])) == 0
 
 
+@contextlib.asynccontextmanager
+async def policy_reloaded_later(model: Any, reference: Any, model_dir: Path, tmp_path: Path,
+                                seed: int) -> AsyncIterator[Callable[[], Awaitable[None]]]:
+    """Adapter "policy": one random LoRA on `model`, another on `reference`; yields what reloads `model`'s
+    "policy" with the reference's weights. Both unloaded after."""
+    second = make_random_lora(model_dir, tmp_path / "b", seed=seed + 1, scale=0.05)
+    await model.load_adapter("policy", make_random_lora(model_dir, tmp_path / "a", seed=seed, scale=0.05))
+    await reference.load_adapter("policy", second)
+    try:
+        yield lambda: model.load_adapter("policy", second)
+    finally:
+        await model.unload_adapter("policy")
+        await reference.unload_adapter("policy")
+
+
 async def test_reloading_an_adapter_drops_its_cached_prefixes(embedded, full_prefill, model_dir, tmp_path):
     call = recorded_calls()[1].model_copy(update={"adapter": "policy"})
-    second = make_random_lora(model_dir, tmp_path / "b", seed=5, scale=0.05)
-    await embedded.load_adapter("policy", make_random_lora(model_dir, tmp_path / "a", seed=4, scale=0.05))
-    await full_prefill.load_adapter("policy", second)
-    try:
+    async with policy_reloaded_later(embedded, full_prefill, model_dir, tmp_path, seed=4) as reload:
         first = await embedded.complete(call)  # caches the prefix under adapter a's weights
-        await embedded.load_adapter("policy", second)
+        await reload()
         assert same(await embedded.complete(call), await full_prefill.complete(call))
         assert not same(first, await full_prefill.complete(call))
-    finally:
-        await embedded.unload_adapter("policy")
-        await full_prefill.unload_adapter("policy")
 
 
 async def test_the_next_process_starts_with_the_stored_prefixes(model_dir, full_prefill, tmp_path):
