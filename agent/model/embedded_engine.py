@@ -196,8 +196,8 @@ class BatchingEngine:
         for row in rows:  # e.g. `{"answer":"` before the first choice: prefilled with the prompt
             self._jump(row)
         while rows:  # rows sharing a longer prefix with an earlier one wait for its prefill, then start from it
-            waits = [False] * len(rows) if self.prefixes is None else self.prefixes.wait_for_earlier(
-                *zip(*((row.job.adapter, row.job.prompt_ids, row.job.prefix_len) for row in rows), strict=True))
+            jobs = [row.job for row in rows]
+            waits = [False] * len(jobs) if self.prefixes is None else self.prefixes.wait_for_earlier(jobs)
             self._prefill([row for row, wait in zip(rows, waits, strict=True) if not wait], admitted_at)
             rows = [row for row, wait in zip(rows, waits, strict=True) if wait]
         self._retire_finished()
@@ -218,8 +218,7 @@ class BatchingEngine:
             group = batch_from_prefixes(self.layers, [prefix for _, prefix, _ in members])
             logits = self._feed(group, group_rows, [feed for _, _, feed in members])
             if self.prefixes is not None:
-                self.prefixes.prompts.remember_batch(group, [r.job.adapter for r in group_rows],
-                                                     [r.job.prompt_ids for r in group_rows])
+                self.prefixes.prompts.remember_batch(group, [row.job for row in group_rows])
             now = time.perf_counter()
             for row in group_rows:
                 row.prefill_s, row.first_token_at = now - admitted_at, now

@@ -32,6 +32,7 @@ import json
 import logging
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
@@ -39,6 +40,9 @@ import torch
 from ..config import PROMPT_CACHE_TOKENS
 from .disk_store import keep_newest, replace_atomically
 from .embedded_batch import KVBatch, new_cache
+
+if TYPE_CHECKING:
+    from .embedded_jobs import GenerationJob
 
 MIN_PREFIX = 32  # shorter shared prefixes are not worth a cache entry
 LayerStates = list[tuple[torch.Tensor, torch.Tensor]]  # per layer: keys, values [1, heads, length, dim]
@@ -115,17 +119,17 @@ class PrefixCache:
         ids = prompt_ids[:length]
         return self.states(adapter, ids, lambda: compute(ids, adapter))
 
-    def wait_for_earlier(self, adapters: list[str | None], prompts: list[list[int]],
-                         system_lengths: list[int]) -> list[bool]:
-        """For rows about to be prefilled together: True where an earlier row shares at least MIN_PREFIX more
-        tokens with this one than the caches offer it, so it is prefilled after that row and starts from its
-        keys/values. The first row never waits."""
+    def wait_for_earlier(self, jobs: list[GenerationJob]) -> list[bool]:
+        """For jobs about to be prefilled together: True where an earlier one shares at least MIN_PREFIX more
+        tokens with this one than the caches offer it, so it is prefilled after that one and starts from its
+        keys/values. The first job never waits."""
         if self.prompts.limit <= 0:
-            return [False] * len(prompts)
-        offered = [self._offer(*job)[0] for job in zip(adapters, prompts, system_lengths, strict=True)]
-        heads = [np.asarray(ids[:-1], dtype=np.int64) for ids in prompts]
-        return [any(adapters[j] == adapters[i] and common_prefix_length(heads[i], heads[j]) >= offered[i] + MIN_PREFIX
-                    for j in range(i)) for i in range(len(prompts))]
+            return [False] * len(jobs)
+        offered = [self._offer(job.adapter, job.prompt_ids, job.prefix_len)[0] for job in jobs]
+        heads = [np.asarray(job.prompt_ids[:-1], dtype=np.int64) for job in jobs]
+        return [any(earlier.adapter == job.adapter
+                    and common_prefix_length(heads[i], heads[j]) >= offered[i] + MIN_PREFIX
+                    for j, earlier in enumerate(jobs[:i])) for i, job in enumerate(jobs)]
 
     def _offer(self, adapter: str | None, prompt_ids: list[int], system_length: int) -> tuple[int, tuple | None]:
         """How many of the prompt's tokens `start` gives, and the kept prompt they come from (None: the system
@@ -204,19 +208,20 @@ class PromptCache:
             (_, dropped), _ = self._entries.popitem(last=False)
             self._held -= len(dropped)
 
-    def remember_batch(self, kv: KVBatch, adapters: list[str | None], prompts: list[list[int]]) -> None:
-        """Keep the prompts of a batch just prefilled (row i's real columns start with prompts[i], hole-free)."""
+    def remember_batch(self, kv: KVBatch, jobs: list[GenerationJob]) -> None:
+        """Keep the prompts of a batch just prefilled (row i's real columns start with jobs[i]'s, hole-free)."""
         if self.limit <= 0:
             return
         real = kv.attention_mask.sum(dim=1)
-        for row, (adapter, ids) in enumerate(zip(adapters, prompts, strict=True)):
-            if len(ids) < MIN_PREFIX or (adapter, tuple(ids)) in self._entries:
+        for row, job in enumerate(jobs):
+            ids = job.prompt_ids
+            if len(ids) < MIN_PREFIX or (job.adapter, tuple(ids)) in self._entries:
                 continue
             first = kv.length - int(real[row])
             columns = slice(first, first + len(ids))
-            self.remember(adapter, ids, [(layer.keys[row : row + 1, :, columns].clone(),
-                                          layer.values[row : row + 1, :, columns].clone())
-                                         for layer in kv.cache.layers])
+            self.remember(job.adapter, ids, [(layer.keys[row : row + 1, :, columns].clone(),
+                                              layer.values[row : row + 1, :, columns].clone())
+                                             for layer in kv.cache.layers])
 
     def clear(self) -> None:
         self._entries.clear()

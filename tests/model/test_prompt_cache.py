@@ -4,7 +4,9 @@ adapters kept apart, and which rows admitted together wait for an earlier one.""
 from __future__ import annotations
 
 import torch
+from deepresearch.agent.model.embedded_jobs import GenerationJob
 from deepresearch.agent.model.embedded_prefix import MIN_PREFIX, PrefixCache, PromptCache
+from deepresearch.agent.model.types import Sampling
 
 
 def states(ids: list[int], layers: int = 2) -> list[tuple[torch.Tensor, torch.Tensor]]:
@@ -80,11 +82,14 @@ def test_the_system_message_is_used_when_no_kept_prompt_covers_it():
 
 
 def test_rows_admitted_together_wait_for_an_earlier_row_they_share_much_more_with():
+    def jobs(*prompts: list[int], adapters: tuple[str | None, ...] | None = None) -> list[GenerationJob]:
+        return [GenerationJob(ids, Sampling(), adapter=adapter, prefix_len=len(SYSTEM))
+                for ids, adapter in zip(prompts, adapters or (None,) * len(prompts), strict=True)]
+
     cache = PrefixCache(prompt_tokens=1000)
     first, same, other_source, other_question = prompt(1, [5] * 50), prompt(1, [5] * 50), prompt(1, [6] * 50), \
         prompt(2, [5] * 50)
-    waits = cache.wait_for_earlier([None] * 4, [first, same, other_source, other_question], [len(SYSTEM)] * 4)
     # The same prompt waits; one sharing only the question (10 tokens past the system message) does not.
-    assert waits == [False, True, False, False]
-    assert cache.wait_for_earlier(["a", "b"], [first, same], [len(SYSTEM)] * 2) == [False, False]
-    assert PrefixCache(prompt_tokens=0).wait_for_earlier([None] * 2, [first, same], [len(SYSTEM)] * 2) == [False] * 2
+    assert cache.wait_for_earlier(jobs(first, same, other_source, other_question)) == [False, True, False, False]
+    assert cache.wait_for_earlier(jobs(first, same, adapters=("a", "b"))) == [False, False]
+    assert PrefixCache(prompt_tokens=0).wait_for_earlier(jobs(first, same)) == [False, False]
