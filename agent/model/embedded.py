@@ -187,8 +187,8 @@ class EmbeddedChatModel(ChatModel):
         try:
             result = await asyncio.wrap_future(job.future)
         except asyncio.CancelledError:
-            if shared is not None and key is not None:
-                self._greedy.leave(key, shared)
+            if shared is not None:
+                self._greedy.leave(shared)
             else:
                 job.cancelled = True
             raise
@@ -286,7 +286,6 @@ class EmbeddedChatModel(ChatModel):
         self._greedy.forget(name)
         if self.active_adapter == name:
             self.active_adapter = None
-
 
     def adapters(self) -> list[str]:
         return self._adapters.names()

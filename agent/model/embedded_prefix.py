@@ -123,7 +123,7 @@ class PrefixCache:
         """For jobs about to be prefilled together: True where an earlier one shares at least MIN_PREFIX more
         tokens with this one than the caches offer it, so it is prefilled after that one and starts from its
         keys/values. The first job never waits."""
-        if self.prompts.limit <= 0:
+        if self.prompts.limit <= 0 or len(jobs) < 2:  # most admissions are one job: no scan of the cache
             return [False] * len(jobs)
         offered = [self._offer(job.adapter, job.prompt_ids, job.prefix_len)[0] for job in jobs]
         heads = [np.asarray(job.prompt_ids[:-1], dtype=np.int64) for job in jobs]

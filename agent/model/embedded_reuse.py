@@ -27,6 +27,7 @@ GREEDY_RESULTS = 4096  # requests remembered (token ids and logprobs: a few KB e
 
 @dataclass
 class SharedJob:
+    key: GreedyKey
     job: GenerationJob
     waiters: int = 1
 
@@ -70,22 +71,22 @@ class GreedyResults:
         """Remember a job just submitted; the least recently used entries go beyond the limit."""
         if key is None:
             return None
-        shared = SharedJob(job)
+        shared = SharedJob(key, job)
         with self._lock:
             self._entries[key] = shared
             while len(self._entries) > self._limit:
                 self._entries.popitem(last=False)
         return shared
 
-    def leave(self, key: GreedyKey, shared: SharedJob) -> None:
+    def leave(self, shared: SharedJob) -> None:
         """A caller stopped waiting: the last one to go cancels the job, which is then forgotten."""
         with self._lock:
             shared.waiters -= 1
             if shared.waiters > 0 or shared.job.future.done():
                 return
             shared.job.cancelled = True
-            if self._entries.get(key) is shared:
-                del self._entries[key]
+            if self._entries.get(shared.key) is shared:
+                del self._entries[shared.key]
 
     def forget(self, adapter: str | None) -> None:
         """Drop the entries of `adapter` (its weights changed)."""
