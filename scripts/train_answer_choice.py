@@ -8,8 +8,10 @@ Questions and corpus: ../shared/data/pool beside the repository, else the bundle
    the graph gathers it (train/simulated_evidence.py) and their top --candidates spans by features: the
    re-ranker's pool (agent/graph/writer.py: RERANK_POOL).
 2. The first --held-out questions are only measured: top-1 (the re-ranker's pick is correct) for the base
-   model, then for the adapter. The rest train it: −log Σ_correct softmax(s), --epochs passes.
-3. Writes OUT/adapter (peft files + metadata.json scoped to the re-ranker's role) and OUT/summary.json.
+   model, then for the adapter (--held-out 0: every question trains, nothing is measured here). The rest
+   train it: −log Σ_correct softmax(s), --epochs passes.
+3. Writes OUT/adapter (peft files + metadata.json scoped to the re-ranker's role) and OUT/summary.json;
+   with more than one epoch, also OUT/epoch-N/adapter and the held-out top-1 after every pass.
    The dev split is never read: `deepresearch eval --adapter OUT/adapter` measures it on dev questions.
 """
 
@@ -63,8 +65,8 @@ def main() -> None:
     for path in (args.questions, args.corpus):
         if not path.is_file():
             sys.exit(f"error: {path} not found (pass --questions/--corpus)")
-    if args.limit <= args.held_out or args.held_out < 1 or args.candidates < 2 or args.epochs < 1:
-        sys.exit("error: need --limit > --held-out ≥ 1, --candidates ≥ 2 and --epochs ≥ 1")
+    if args.limit <= args.held_out or args.held_out < 0 or args.candidates < 2 or args.epochs < 1:
+        sys.exit("error: need --limit > --held-out ≥ 0, --candidates ≥ 2 and --epochs ≥ 1")
 
     import torch
     from deepresearch.agent.model.embedded_weights import embedded_model_dir
@@ -87,20 +89,34 @@ def main() -> None:
     scorer = A.ChoiceScorer(policy, PreTrainedTokenizerFast.from_pretrained(str(model_dir)),
                             int(policy.config.pad_token_id or 0))
     policy.eval()
-    base = A.top1_hits(scorer, held_out)
+
+    def measure() -> int | None:
+        return A.top1_hits(scorer, held_out) if held_out else None
+
+    base = measure()
     print(f"base: top-1 {base}/{len(held_out)}", flush=True)
 
     def progress(seen: int, total: int, loss: float) -> None:
         if seen % 40 < args.batch:
             print(f"  {seen}/{total} questions, loss {loss:.3f}, {time.perf_counter() - start:.0f} s", flush=True)
 
+    per_epoch: dict[int, int | None] = {}
+
+    def epoch_end(epoch: int) -> None:
+        per_epoch[epoch] = measure()
+        print(f"epoch {epoch}: top-1 {per_epoch[epoch]}/{len(held_out)} ({time.perf_counter() - start:.0f} s)",
+              flush=True)
+        if epoch < args.epochs:
+            A.save_choice_adapter(policy, args.out / f"epoch-{epoch}" / "adapter",
+                                  {"trainer": "answer-choice", "epoch": epoch, "top1_held_out": per_epoch[epoch]})
+
     stats = A.train_choice(scorer, train, lr=args.lr, batch=args.batch, epochs=args.epochs, seed=args.seed,
-                           progress=progress)
-    trained = A.top1_hits(scorer, held_out)
+                           progress=progress, epoch_end=epoch_end)
+    trained = per_epoch[args.epochs]
     print(f"trained: top-1 {trained}/{len(held_out)} ({stats.steps} steps, {stats.seconds:.0f} s)", flush=True)
     summary = {"command": " ".join([sys.executable, *sys.argv]), "settings": vars(args) | {
         "questions": str(args.questions), "corpus": str(args.corpus), "out": str(args.out)},
-        "held_out": len(held_out), "top1_base": base, "top1_trained": trained,
+        "held_out": len(held_out), "top1_base": base, "top1_trained": trained, "top1_per_epoch": per_epoch,
         "train_questions": len(train), "learnable": stats.examples, "steps": stats.steps,
         "final_loss": stats.loss, "train_seconds": stats.seconds}
     A.save_choice_adapter(policy, args.out / "adapter", {"trainer": "answer-choice", **summary})

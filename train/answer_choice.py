@@ -112,8 +112,10 @@ class ChoiceTrainStats:
 
 def train_choice(scorer: ChoiceScorer, examples: Sequence[ChoiceExample], *, lr: float = 3e-4, batch: int = 4,
                  epochs: int = 1, seed: int = 0, max_grad_norm: float = 1.0,
-                 progress: Callable[[int, int, float], None] | None = None) -> ChoiceTrainStats:
-    """AdamW on the adapter: one step per `batch` learnable questions, the mean of their −J."""
+                 progress: Callable[[int, int, float], None] | None = None,
+                 epoch_end: Callable[[int], None] | None = None) -> ChoiceTrainStats:
+    """AdamW on the adapter: one step per `batch` learnable questions, the mean of their −J. `epoch_end(n)`
+    runs after pass n (from 1) with the policy in eval mode, e.g. to measure or save a checkpoint."""
     learnable = [ex for ex in examples if ex.learnable]
     params = [p for p in scorer.policy.parameters() if p.requires_grad]
     if not learnable or not params:
@@ -123,7 +125,7 @@ def train_choice(scorer: ChoiceScorer, examples: Sequence[ChoiceExample], *, lr:
     rng = random.Random(seed)
     scorer.policy.train()
     start, steps, total, seen = time.perf_counter(), 0, 0.0, 0
-    for _ in range(epochs):
+    for epoch in range(1, epochs + 1):
         order = list(learnable)
         rng.shuffle(order)
         for first in range(0, len(order), batch):
@@ -138,6 +140,10 @@ def train_choice(scorer: ChoiceScorer, examples: Sequence[ChoiceExample], *, lr:
             steps += 1
             if progress:
                 progress(seen, len(order) * epochs, total / seen)
+        if epoch_end:
+            scorer.policy.eval()
+            epoch_end(epoch)
+            scorer.policy.train()
     scorer.policy.eval()
     return ChoiceTrainStats(len(learnable), steps, total / max(seen, 1), time.perf_counter() - start)
 

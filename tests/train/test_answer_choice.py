@@ -103,8 +103,11 @@ def test_the_trained_score_is_what_the_graph_reranks_by(scorer):
 def test_training_moves_the_pick_to_the_correct_candidate_and_saves_a_scoped_adapter(scorer, tmp_path):
     choice, _ = scorer
     assert top1_hits(choice, [EXAMPLE]) == 0  # the features prefer "Otto Brandt"
-    stats = train_choice(choice, [EXAMPLE], lr=2e-3, batch=1, epochs=6)
+    ends: list[tuple[int, bool]] = []  # (pass, policy in train mode) at every epoch_end
+    stats = train_choice(choice, [EXAMPLE], lr=2e-3, batch=1, epochs=6,
+                         epoch_end=lambda n: ends.append((n, choice.policy.training)))
     assert stats.steps == 6 and stats.examples == 1
+    assert ends == [(n, False) for n in range(1, 7)]  # measured after each pass, in eval mode
     assert top1_hits(choice, [EXAMPLE]) == 1
     save_choice_adapter(choice.policy, tmp_path / "adapter", {"trainer": "answer-choice"})
     meta = json.loads((tmp_path / "adapter" / "metadata.json").read_text())
