@@ -93,8 +93,11 @@ def main() -> None:
     def measure() -> int | None:
         return A.top1_hits(scorer, held_out) if held_out else None
 
+    def top1(hits: int | None) -> str:
+        return f"top-1 {hits}/{len(held_out)}" if held_out else "top-1 not measured (--held-out 0)"
+
     base = measure()
-    print(f"base: top-1 {base}/{len(held_out)}", flush=True)
+    print(f"base: {top1(base)}", flush=True)
 
     def progress(seen: int, total: int, loss: float) -> None:
         if seen % 40 < args.batch:
@@ -104,8 +107,7 @@ def main() -> None:
 
     def epoch_end(epoch: int) -> None:
         per_epoch[epoch] = measure()
-        print(f"epoch {epoch}: top-1 {per_epoch[epoch]}/{len(held_out)} ({time.perf_counter() - start:.0f} s)",
-              flush=True)
+        print(f"epoch {epoch}: {top1(per_epoch[epoch])} ({time.perf_counter() - start:.0f} s)", flush=True)
         if epoch < args.epochs:
             A.save_choice_adapter(policy, args.out / f"epoch-{epoch}" / "adapter",
                                   {"trainer": "answer-choice", "epoch": epoch, "top1_held_out": per_epoch[epoch]})
@@ -113,7 +115,7 @@ def main() -> None:
     stats = A.train_choice(scorer, train, lr=args.lr, batch=args.batch, epochs=args.epochs, seed=args.seed,
                            progress=progress, epoch_end=epoch_end)
     trained = per_epoch[args.epochs]
-    print(f"trained: top-1 {trained}/{len(held_out)} ({stats.steps} steps, {stats.seconds:.0f} s)", flush=True)
+    print(f"trained: {top1(trained)} ({stats.steps} steps, {stats.seconds:.0f} s)", flush=True)
     summary = {"command": " ".join([sys.executable, *sys.argv]), "settings": vars(args) | {
         "questions": str(args.questions), "corpus": str(args.corpus), "out": str(args.out)},
         "held_out": len(held_out), "top1_base": base, "top1_trained": trained, "top1_per_epoch": per_epoch,
