@@ -6,7 +6,7 @@ Questions and corpus: ../shared/data/pool beside the repository, else the bundle
 
 1. Free-form train questions (not yes/no, not "A or B"; shuffled with --seed), their evidence simulated as
    the graph gathers it (train/simulated_evidence.py) and their top --candidates spans by features: the
-   re-ranker's pool (agent/graph/writer.py: RERANK_POOL).
+   re-ranker's pool (agent/graph/writer.py: RERANK_POOL). --source keeps one source dataset's questions.
 2. The first --held-out questions are only measured: top-1 (the re-ranker's pick is correct) for the base
    model, then for the adapter (--held-out 0: every question trains, nothing is measured here). The rest
    train it: −log Σ_correct softmax(s), --epochs passes.
@@ -29,14 +29,14 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 POOL = Path(__file__).resolve().parents[2] / "shared/data/pool"
 
 
-def examples(questions: Path, corpus: Path, limit: int, k: int, seed: int) -> list:
+def examples(questions: Path, corpus: Path, limit: int, k: int, seed: int, sources: list[str] | None = None) -> list:
     from deepresearch.agent.graph import candidates as C
     from deepresearch.train.answer_choice import ChoiceExample
     from deepresearch.train.simulated_evidence import SimulatedSearch, free_form_train_questions
 
     search = SimulatedSearch(corpus)
     out = []
-    for q in free_form_train_questions(questions, seed)[:limit]:
+    for q in free_form_train_questions(questions, seed, sources)[:limit]:
         sents, bridges = search.evidence(q["question"])
         cands = C.rank_candidates(q["question"], sents, k=k, bridges=bridges)
         if cands:
@@ -46,6 +46,7 @@ def examples(questions: Path, corpus: Path, limit: int, k: int, seed: int) -> li
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    from deepresearch.agent.graph.writer import RERANK_POOL
     from deepresearch.evals.dataset import bundled_dataset
 
     # The pool beside the repository, else the bundled demo set (a fresh clone has no ../shared).
@@ -56,11 +57,15 @@ def main() -> None:
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--limit", type=int, default=1200, help="train questions read (held-out ones included)")
     parser.add_argument("--held-out", type=int, default=100)
-    parser.add_argument("--candidates", type=int, default=5)
+    parser.add_argument("--candidates", type=int, default=RERANK_POOL,
+                        help="the re-ranker's pool (default: the graph's)")
     parser.add_argument("--epochs", type=int, default=1)
     parser.add_argument("--lr", type=float, default=3e-4)
     parser.add_argument("--batch", type=int, default=4)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--source", action="append", dest="sources", metavar="NAME",
+                        help="train (and hold out) questions of this source dataset only, e.g. hotpotqa; "
+                             "repeatable. The other sources' dev questions are then a slice it never saw")
     args = parser.parse_args()
     for path in (args.questions, args.corpus):
         if not path.is_file():
@@ -77,7 +82,11 @@ def main() -> None:
     from transformers import PreTrainedTokenizerFast
 
     start = time.perf_counter()
-    data = examples(args.questions, args.corpus, args.limit, args.candidates, args.seed)
+    data = examples(args.questions, args.corpus, args.limit, args.candidates, args.seed, args.sources)
+    if len(data) <= args.held_out:
+        sources = f" of source {', '.join(args.sources)}" if args.sources else ""
+        sys.exit(f"error: {len(data)} free-form train questions with candidates{sources}; "
+                 f"need more than --held-out {args.held_out}")
     held_out, train = data[: args.held_out], data[args.held_out:]
     print(f"{len(data)} questions with candidates ({time.perf_counter() - start:.0f} s); held out {len(held_out)}, "
           f"{sum(ex.correct[0] for ex in held_out)} right by features alone; "

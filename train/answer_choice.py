@@ -54,9 +54,14 @@ class ChoiceExample:
 
 
 class ChoiceScorer:
-    """s(c) for every candidate of an example, differentiable through the policy's LoRA adapter. Rows are
-    prompt + continuation tokenised apart, as `ChatModel.score` does, so training and serving agree; the
-    vocabulary projection runs only on the continuation's positions."""
+    """s(c) for every candidate of an example, differentiable through the policy's LoRA adapter. Prompt and
+    continuation are tokenised apart, as `ChatModel.score` does, so training and serving agree.
+
+    Candidates of one sentence share its prompt, so they are packed into one row: the prompt once, then each
+    continuation with its own positions (restarting after the prompt) and an attention mask that lets it see
+    the prompt and itself only. That is exactly the separate rows' computation, at the prompt's cost once per
+    sentence instead of once per candidate (20 candidates come from ~9 sentences). The vocabulary projection
+    runs only on the positions that predict a continuation token."""
 
     def __init__(self, policy: torch.nn.Module, tokenizer, pad_id: int = 0):
         self.policy, self.tokenizer, self.pad_id = policy, tokenizer, pad_id
@@ -65,27 +70,40 @@ class ChoiceScorer:
         return list(self.tokenizer(text, add_special_tokens=False)["input_ids"])
 
     def scores(self, example: ChoiceExample) -> torch.Tensor:
-        rows, spans = [], []
-        for text, sentence, _ in example.candidates:
+        by_sentence: dict[str, list[int]] = {}
+        for i, (_, sentence, _) in enumerate(example.candidates):
+            by_sentence.setdefault(sentence, []).append(i)
+        rows: list[tuple[list[int], list[int], list[int]]] = []  # (ids, positions, segment: 0 = the prompt)
+        reads: list[tuple[int, list[int], list[int], int]] = []  # (row, predicting positions, targets, candidate)
+        for r, (sentence, members) in enumerate(by_sentence.items()):
             prompt = self._ids(TEMPLATE.format(sentence=sentence, question=example.question))
-            tail = self._ids(" " + text)
-            rows.append(prompt + tail)
-            spans.append((len(prompt), len(tail)))
-        width = max(map(len, rows))
-        ids = torch.full((len(rows), width), self.pad_id, dtype=torch.long)
-        mask = torch.zeros((len(rows), width), dtype=torch.long)
-        for i, row in enumerate(rows):  # right padding: every row's positions start at 0
-            ids[i, : len(row)] = torch.tensor(row)
-            mask[i, : len(row)] = 1
+            ids, positions, segment = list(prompt), list(range(len(prompt))), [0] * len(prompt)
+            for seg, i in enumerate(members, 1):
+                tail = self._ids(" " + example.candidates[i][0])
+                # its first token is predicted by the prompt's last position, the rest by its own tokens
+                reads.append((r, [len(prompt) - 1, *range(len(ids), len(ids) + len(tail) - 1)], tail, i))
+                ids += tail
+                positions += range(len(prompt), len(prompt) + len(tail))
+                segment += [seg] * len(tail)
+            rows.append((ids, positions, segment))
+        width = max(len(ids) for ids, _, _ in rows)
+        ids_t = torch.full((len(rows), width), self.pad_id, dtype=torch.long)
+        pos_t = torch.zeros((len(rows), width), dtype=torch.long)
+        seg_t = torch.full((len(rows), width), -1, dtype=torch.long)  # −1: padding, seen by padding only
+        for r, (ids, positions, segment) in enumerate(rows):
+            ids_t[r, : len(ids)], pos_t[r, : len(ids)], seg_t[r, : len(ids)] = (
+                torch.tensor(ids), torch.tensor(positions), torch.tensor(segment))
+        causal = torch.ones(width, width, dtype=torch.bool).tril()
+        sees = (seg_t[:, :, None] == seg_t[:, None, :]) | (seg_t[:, None, :] == 0)  # own segment or the prompt
+        mask = (causal & sees)[:, None]  # (rows, 1, query, key), True = attend
         causal_lm = self.policy.get_base_model() if hasattr(self.policy, "get_base_model") else self.policy
-        hidden = causal_lm.model(input_ids=ids, attention_mask=mask).last_hidden_state
-        likelihood = []
-        for i, (n_prompt, n_tail) in enumerate(spans):
-            if n_tail == 0:
-                likelihood.append(hidden.new_tensor(EMPTY_LIKELIHOOD))
+        hidden = causal_lm.model(input_ids=ids_t, attention_mask=mask, position_ids=pos_t).last_hidden_state
+        likelihood: list[torch.Tensor] = [hidden.new_tensor(EMPTY_LIKELIHOOD)] * len(example.candidates)
+        for r, predicting, targets, i in reads:
+            if not targets:
                 continue
-            logp = torch.log_softmax(causal_lm.lm_head(hidden[i, n_prompt - 1: n_prompt - 1 + n_tail]).float(), -1)
-            likelihood.append(logp.gather(-1, ids[i, n_prompt: n_prompt + n_tail, None]).mean())
+            logp = torch.log_softmax(causal_lm.lm_head(hidden[r, predicting]).float(), -1)
+            likelihood[i] = logp.gather(-1, torch.tensor(targets)[:, None]).mean()
         features = torch.tensor([score for _, _, score in example.candidates])
         return features + LIKELIHOOD_WEIGHT * torch.stack(likelihood)
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import random
 import sqlite3
+from collections.abc import Collection
 from pathlib import Path
 
 from deepresearch.agent.graph import candidates as C
@@ -22,12 +23,13 @@ from deepresearch.tools.index.query import fts_or_expression, query_terms
 SOURCES = 4
 
 
-def free_form_train_questions(questions: Path, seed: int) -> list[dict]:
+def free_form_train_questions(questions: Path, seed: int, sources: Collection[str] | None = None) -> list[dict]:
     """The train split's free-form questions (not yes/no, not "A or B": those have no candidate spans to
-    rank), shuffled with `seed`."""
+    rank), of the given `source` datasets only (None: all), shuffled with `seed`."""
     with Path(questions).open() as lines:
         rows = [q for q in map(json.loads, lines)
-                if q.get("split") == "train" and answer_choices(q["question"]) is None]
+                if q.get("split") == "train" and answer_choices(q["question"]) is None
+                and (sources is None or q.get("source") in sources)]
     random.Random(seed).shuffle(rows)
     return rows
 

@@ -80,8 +80,18 @@ def scorer():
     return ChoiceScorer(policy, PreTrainedTokenizerFast.from_pretrained(str(model_dir)), 0), model_dir
 
 
-def test_the_trained_score_is_what_the_graph_reranks_by(scorer):
-    """A fresh adapter is the base model: s(c) equals features + the engine's `score` mean logprob."""
+# Two sentences of different lengths, interleaved: candidates are packed into one row per sentence
+# (the second row padded), each continuation seeing its prompt and itself only.
+OTHER = "Otto Brandt later sold Kellner Brothers to a Dutch bank in 1931."
+MIXED = ChoiceExample(QUESTION, (("Otto Brandt", SENTENCE, 3.0), ("a Dutch bank", OTHER, 1.0),
+                                 ("Kellner Brothers", SENTENCE, 0.0), ("1931", OTHER, 0.5),
+                                 ("Ohio", SENTENCE, 0.3)), (False, False, True, False, False))
+
+
+@pytest.mark.parametrize("example", [EXAMPLE, MIXED], ids=["one-sentence", "two-sentences"])
+def test_the_trained_score_is_what_the_graph_reranks_by(scorer, example):
+    """A fresh adapter is the base model: s(c) equals features + the engine's `score` mean logprob,
+    each candidate scored in its own row there."""
     from deepresearch.agent.model.embedded import EmbeddedChatModel
 
     choice, model_dir = scorer
@@ -89,15 +99,15 @@ def test_the_trained_score_is_what_the_graph_reranks_by(scorer):
     async def engine_scores() -> list[list[float]]:
         model = EmbeddedChatModel.load(model_dir, max_batch=2)
         try:
-            return await model.score(TEMPLATE.format(sentence=SENTENCE, question=QUESTION),
-                                     [" " + text for text, _, _ in EXAMPLE.candidates])
+            return [(await model.score(TEMPLATE.format(sentence=sentence, question=QUESTION), [" " + text]))[0]
+                    for text, sentence, _ in example.candidates]
         finally:
             await model.close()
 
     expected = [f + LIKELIHOOD_WEIGHT * sum(lps) / len(lps)
-                for (_, _, f), lps in zip(EXAMPLE.candidates, asyncio.run(engine_scores()), strict=True)]
+                for (_, _, f), lps in zip(example.candidates, asyncio.run(engine_scores()), strict=True)]
     with torch.no_grad():
-        assert choice.scores(EXAMPLE).tolist() == pytest.approx(expected, abs=1e-4)
+        assert choice.scores(example).tolist() == pytest.approx(expected, abs=1e-4)
 
 
 def test_training_moves_the_pick_to_the_correct_candidate_and_saves_a_scoped_adapter(scorer, tmp_path):

@@ -23,3 +23,11 @@ def test_a_missing_questions_file_is_named(tmp_path):
 def test_held_out_must_leave_questions_to_train_on(tmp_path):
     done = run("--out", str(tmp_path / "out"), "--limit", "50", "--held-out", "50")
     assert done.returncode == 1 and done.stderr.strip().startswith("error: need --limit > --held-out")
+
+
+def test_a_source_with_no_questions_is_named(tmp_path):
+    done = run("--out", str(tmp_path / "out"), "--source", "nosuchset", "--held-out", "0", "--limit", "10")
+    assert done.returncode == 1
+    assert done.stderr.strip() == ("error: 0 free-form train questions with candidates of source nosuchset; "
+                                   "need more than --held-out 0")
+    assert not (tmp_path / "out").exists()
