@@ -60,7 +60,7 @@ class ChoiceScorer:
     Candidates of one sentence share its prompt, so they are packed into one row: the prompt once, then each
     continuation with its own positions (restarting after the prompt) and an attention mask that lets it see
     the prompt and itself only. That is exactly the separate rows' computation, at the prompt's cost once per
-    sentence instead of once per candidate (20 candidates come from ~9 sentences). The vocabulary projection
+    sentence instead of once per candidate (20 candidates come from ~8 sentences). The vocabulary projection
     runs only on the positions that predict a continuation token."""
 
     def __init__(self, policy: torch.nn.Module, tokenizer, pad_id: int = 0):
