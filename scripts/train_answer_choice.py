@@ -34,9 +34,12 @@ def examples(questions: Path, corpus: Path, limit: int, k: int, seed: int, sourc
     from deepresearch.train.answer_choice import ChoiceExample
     from deepresearch.train.simulated_evidence import SimulatedSearch, free_form_train_questions
 
+    chosen = free_form_train_questions(questions, seed, sources)[:limit]
+    if not chosen:  # indexing the corpus takes seconds: not for a --source with no questions
+        return []
     search = SimulatedSearch(corpus)
     out = []
-    for q in free_form_train_questions(questions, seed, sources)[:limit]:
+    for q in chosen:
         sents, bridges = search.evidence(q["question"])
         cands = C.rank_candidates(q["question"], sents, k=k, bridges=bridges)
         if cands:
