@@ -37,7 +37,7 @@ def apply_overrides(settings: Settings, *, model: str | None, search: str | None
         else:
             data["model"]["name"] = model
     if adapter:
-        data["model"]["adapter"] = adapter
+        data["model"]["adapter"] = "" if adapter == "base" else adapter  # "": the base model (answering_policy)
     if search:
         data["tools"]["search"]["backends"] = [b.strip() for b in search.split(",") if b.strip()]
     if max_time:
@@ -112,7 +112,8 @@ def ask(
                                      "{settings.index})"),
     search: str | None = typer.Option(None, "--search", help="search backends in order, e.g. 'searxng,ddg,local'"),
     model: str | None = typer.Option(None, "--model", help="'embedded', a server URL (…/v1), or a model name"),
-    adapter: str | None = typer.Option(None, "--adapter", help="LoRA adapter to answer with"),
+    adapter: str | None = typer.Option(None, "--adapter", help="LoRA adapter to answer with "
+                                       "('base' = the plain model; default: the served one)"),
     auto_approve: bool | None = typer.Option(None, "--auto-approve/--approve",
                                              help="skip / ask for plan approval (default from settings: "
                                                   "auto_approve={settings.agent.auto_approve})"),

@@ -12,6 +12,7 @@ from deepresearch.app.settings import get_settings
 
 if TYPE_CHECKING:
     from deepresearch.agent.model.base import ChatModel
+    from deepresearch.agent.model.policy import AdapterChoice
     from deepresearch.app.settings import Settings
     from deepresearch.evals.aggregate import EvalSummary
     from deepresearch.evals.config import EvalSettings
@@ -54,6 +55,25 @@ def _adapter_path(adapter: str | None, adapters_dir: Path) -> tuple[str | None, 
     if (adapters_dir / adapter).is_dir():
         return adapter, adapters_dir / adapter
     return adapter, None
+
+
+def answering_adapter(flag: str | None, settings: Settings) -> tuple[str | None, Path | None, AdapterChoice]:
+    """Which weights an eval answers with: --adapter (a name, a folder, or 'base'), else the configured adapter,
+    else the served one (the registry's current: what `deepresearch train` last published), as for `ask`.
+    Returns the adapter's name and folder (None: nothing to load) and the choice, scoped to its roles."""
+    from deepresearch.agent.model.policy import AdapterChoice, AdapterMode
+    from deepresearch.train.registry import adapter_choice
+
+    from ..runtime import with_served_adapter
+
+    requested = flag or with_served_adapter(settings).model.adapter
+    if requested in (AdapterMode.BASE, ""):  # as `adapters use base`: the plain model, whatever is served
+        return None, None, AdapterChoice.base()
+    adapters_dir = settings.paths.adapters
+    name, folder = _adapter_path(requested, adapters_dir)
+    if not name:
+        return None, None, AdapterChoice.active()  # no adapter anywhere: what the model serves
+    return name, folder, adapter_choice(name, folder or adapters_dir / name)  # scoped to the roles it was trained for
 
 
 async def _load_adapter(model: ChatModel, name: str, path: Path | None, adapters_dir: Path) -> None:
@@ -127,19 +147,10 @@ def run(
     settings = get_settings()
     evals = _eval_settings(seed, concurrency)
     temp = settings.model.temperature if temperature is None else temperature
-    adapters_dir = settings.paths.adapters
-    from deepresearch.agent.model.policy import AdapterChoice, AdapterMode, RunPolicy
+    from deepresearch.agent.model.policy import RunPolicy
     from deepresearch.evals.runner import EvalSelection
-    from deepresearch.train.registry import adapter_choice
 
-    requested = adapter or settings.model.adapter  # no --adapter: the configured one, as for `ask`
-    if requested == AdapterMode.BASE:  # as `adapters use base`: the plain model, whatever is served
-        adapter_name, adapter_dir, answering = None, None, AdapterChoice.base()
-    else:
-        adapter_name, adapter_dir = _adapter_path(requested, adapters_dir)
-        answering = AdapterChoice.active()  # no adapter named: what the model serves
-        if adapter_name:  # scoped to the roles it was trained for
-            answering = adapter_choice(adapter_name, adapter_dir or adapters_dir / adapter_name)
+    adapter_name, adapter_dir, answering = answering_adapter(adapter, settings)
     policy = RunPolicy(adapter=answering, temperature=temp, max_tokens=settings.model.max_tokens)
     try:
         plan = plan_eval(EvalSelection(questions=questions, corpus=corpus, split=split, limit=limit), systems=systems,

@@ -118,3 +118,27 @@ def test_the_bundled_demo_dataset_is_complete() -> None:
     assert {q.type for q in questions} >= {"bridge", "comparison", "2hop", "3hop1"}  # every kind of question
     assert sum(q.split == "dev" for q in questions) >= 100
     assert questions_path.stat().st_size + corpus_path.stat().st_size < 1_000_000
+
+
+def test_eval_answers_with_the_served_adapter_unless_told(tmp_path: Path) -> None:
+    # The README's `eval … --out out/eval-trained   # the served adapter`: with no --adapter, the adapter the
+    # registry serves (what `train` published), as `ask` answers; before, the embedded model ran the base.
+    from deepresearch.agent.model.policy import AdapterChoice
+    from deepresearch.app.commands.eval import answering_adapter
+    from deepresearch.app.settings import load_settings
+    from deepresearch.train.registry import AdapterRegistry
+
+    settings = load_settings(data_dir=tmp_path)
+    assert answering_adapter(None, settings) == (None, None, AdapterChoice.active())  # nothing published
+    registry = AdapterRegistry(settings.paths.adapters)
+    registry.path("grpo-0001").mkdir(parents=True)
+    (registry.path("grpo-0001") / "adapter_config.json").write_text("{}")
+    (registry.path("grpo-0001") / "metadata.json").write_text('{"roles": ["planner"]}')
+    registry.set_current("grpo-0001", action="publish")
+    name, folder, choice = answering_adapter(None, settings)
+    assert name == "grpo-0001" and folder == settings.paths.adapters / "grpo-0001"
+    assert choice == AdapterChoice.named("grpo-0001", frozenset({"planner"}))  # scoped as trained
+    assert answering_adapter("base", settings) == (None, None, AdapterChoice.base())
+    assert answering_adapter(None, load_settings(data_dir=tmp_path, model={"adapter": ""}))[2] == AdapterChoice.base()
+    explicit = answering_adapter(str(folder), settings)  # a folder
+    assert explicit[:2] == ("grpo-0001", folder)
