@@ -37,7 +37,9 @@ def apply_overrides(settings: Settings, *, model: str | None, search: str | None
         else:
             data["model"]["name"] = model
     if adapter:
-        data["model"]["adapter"] = "" if adapter == "base" else adapter  # "": the base model (answering_policy)
+        from deepresearch.agent.model.policy import AdapterMode
+
+        data["model"]["adapter"] = "" if adapter == AdapterMode.BASE else adapter  # "": the base model
     if search:
         data["tools"]["search"]["backends"] = [b.strip() for b in search.split(",") if b.strip()]
     if max_time:

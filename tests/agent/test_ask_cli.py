@@ -93,7 +93,9 @@ def test_the_readme_main_job_is_answered_from_its_evidence(tmp_path):
 
 
 def test_runs_are_answered_by_the_published_adapter(tmp_path):
-    from deepresearch.app.runtime import with_served_adapter
+    from deepresearch.agent.model.policy import AdapterChoice
+    from deepresearch.app.commands.ask import apply_overrides
+    from deepresearch.app.runtime import answering_policy, with_served_adapter
     from deepresearch.app.settings import load_settings
     from deepresearch.train.registry import AdapterRegistry
 
@@ -106,10 +108,6 @@ def test_runs_are_answered_by_the_published_adapter(tmp_path):
     assert with_served_adapter(settings).model.adapter == "grpo-0001"
     explicit = load_settings(data_dir=tmp_path, model={"adapter": "mine"})
     assert with_served_adapter(explicit).model.adapter == "mine"  # a named adapter wins
-    from deepresearch.agent.model.policy import AdapterChoice
-    from deepresearch.app.commands.ask import apply_overrides
-    from deepresearch.app.runtime import answering_policy
-
     plain = with_served_adapter(apply_overrides(settings, model=None, search=None, adapter="base", max_time=None,
                                                 auto_approve=None))
     assert plain.model.adapter == "" and answering_policy(plain).adapter == AdapterChoice.base()  # --adapter base
