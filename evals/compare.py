@@ -1,11 +1,13 @@
 """Compare two evals (e.g. base model vs a new adapter) on the questions both answered.
 
 For each system in both: every metric's difference B − A with a paired bootstrap interval
-(the same questions resampled together), and the questions whose exact match flipped.
+(the same questions resampled together), EM's difference on each source dataset and question type
+(a slice a trainer never saw is one of them), and the questions whose exact match flipped.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from deepresearch.evals.aggregate import METRICS, MetricCI
@@ -38,12 +40,19 @@ class MetricDiff(BaseModel):
     diff: MetricCI  # B − A
 
 
+class SliceDiff(BaseModel):
+    n: int
+    em: MetricDiff
+
+
 class SystemComparison(BaseModel):
     n_common: int
     only_a: int
     only_b: int
     metrics: dict[str, MetricDiff]
     flips: list[Flip]
+    by_source: dict[str, SliceDiff] = {}  # EM per source dataset (empty when there is only one)
+    by_type: dict[str, SliceDiff] = {}  # EM per question type (likewise)
 
 
 class Comparison(BaseModel):
@@ -72,13 +81,13 @@ def compare_results(
         ids_b = {q for s, q in index_b if s == system}
         common = sorted(ids_a & ids_b)
         pairs = [(index_a[(system, q)], index_b[(system, q)]) for q in common]
-        metrics: dict[str, MetricDiff] = {}
-        for name, fn in METRICS.items():
-            va, vb = [fn(x) for x, _ in pairs], [fn(y) for _, y in pairs]
-            ci = paired_bootstrap_diff(va, vb, seed=seed, resamples=resamples, confidence=confidence)
-            diff = MetricCI(mean=ci.mean, low=ci.low, high=ci.high, n=ci.n) if ci.n else MetricCI(
-                mean=None, low=None, high=None, n=0)
-            metrics[name] = MetricDiff(a=_mean(va), b=_mean(vb), diff=diff)
+        def diff(fn: Callable[[QuestionResult], float | None], chosen: list[Pair]) -> MetricDiff:
+            return _metric_diff(fn, chosen, seed=seed, resamples=resamples, confidence=confidence)
+
+        metrics = {name: diff(fn, pairs) for name, fn in METRICS.items()}
+        by_source, by_type = ({name: SliceDiff(n=len(chosen), em=diff(METRICS["em"], chosen))
+                               for name, chosen in _slices(pairs, key).items()}
+                              for key in (lambda r: r.source, lambda r: r.qtype))
         flips = [
             Flip(
                 question_id=x.question_id, question=x.question, gold=x.gold[0], answer_a=x.output.answer,
@@ -89,8 +98,29 @@ def compare_results(
         ]
         out[system] = SystemComparison(
             n_common=len(common), only_a=len(ids_a - ids_b), only_b=len(ids_b - ids_a), metrics=metrics, flips=flips,
+            by_source=by_source, by_type=by_type,
         )
     return out
+
+
+Pair = tuple[QuestionResult, QuestionResult]
+
+
+def _metric_diff(fn: Callable[[QuestionResult], float | None], pairs: list[Pair], *, seed: int, resamples: int,
+                 confidence: float) -> MetricDiff:
+    va, vb = [fn(x) for x, _ in pairs], [fn(y) for _, y in pairs]
+    ci = paired_bootstrap_diff(va, vb, seed=seed, resamples=resamples, confidence=confidence)
+    diff = MetricCI(mean=ci.mean, low=ci.low, high=ci.high, n=ci.n) if ci.n else MetricCI(
+        mean=None, low=None, high=None, n=0)
+    return MetricDiff(a=_mean(va), b=_mean(vb), diff=diff)
+
+
+def _slices(pairs: list[Pair], key: Callable[[QuestionResult], str | None]) -> dict[str, list[Pair]]:
+    """The pairs grouped by a question's source or type, in name order; none when there is one group."""
+    groups: dict[str, list[Pair]] = {}
+    for pair in pairs:
+        groups.setdefault(key(pair[0]) or "unknown", []).append(pair)
+    return dict(sorted(groups.items())) if len(groups) > 1 else {}
 
 
 def _only_system(rows: list[QuestionResult], system: str, label: str, path: Path) -> list[QuestionResult]:
@@ -126,6 +156,10 @@ def _signed(ci: MetricCI) -> str:
     return f"{ci.mean:+.3f} [{ci.low:+.3f}, {ci.high:+.3f}]{marker}"
 
 
+def _value(mean: float | None) -> str:
+    return "–" if mean is None else f"{mean:.3f}"
+
+
 def render_comparison(comparison: Comparison, max_flips: int = 30) -> str:
     pct = round(comparison.confidence * 100)
     lines = [f"# Compare A = `{comparison.a}` vs B = `{comparison.b}`", ""]
@@ -136,9 +170,12 @@ def render_comparison(comparison: Comparison, max_flips: int = 30) -> str:
             "", f"| metric | A | B | B − A [{pct} % paired CI] |", "|---|---|---|---|",
         ]
         for name, m in comp.metrics.items():
-            a = "–" if m.a is None else f"{m.a:.3f}"
-            b = "–" if m.b is None else f"{m.b:.3f}"
-            lines.append(f"| {METRIC_LABELS[name]} | {a} | {b} | {_signed(m.diff)} |")
+            lines.append(f"| {METRIC_LABELS[name]} | {_value(m.a)} | {_value(m.b)} | {_signed(m.diff)} |")
+        for title, slices in (("source", comp.by_source), ("type", comp.by_type)):
+            if slices:
+                lines += ["", f"| EM by {title} | n | A | B | B − A [{pct} % paired CI] |", "|---|---|---|---|---|"]
+                lines += [f"| {name} | {d.n} | {_value(d.em.a)} | {_value(d.em.b)} | {_signed(d.em.diff)} |"
+                          for name, d in slices.items()]
         fixed = [f for f in comp.flips if f.fixed]
         broken = [f for f in comp.flips if not f.fixed]
         lines += ["", f"EM flips: {len(fixed)} fixed (wrong in A, right in B), {len(broken)} broken.", ""]

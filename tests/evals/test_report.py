@@ -66,9 +66,33 @@ async def test_compare_paired_diff_and_flips(two_evals: tuple[Path, Path]) -> No
     assert set(flips) == {"q1", "q5"}
     assert flips["q5"].fixed and flips["q5"].answer_b == "Jupiter"
     assert not flips["q1"].fixed and flips["q1"].answer_b == "Lyon"
+    # The fix is a MuSiQue question, the break a HotpotQA one: the slices tell them apart where the total does not.
+    musique, hotpotqa = closed.by_source["musique"], closed.by_source["hotpotqa"]
+    assert (musique.n, musique.em.a, musique.em.b) == (2, 0.5, 1.0) and musique.em.diff.mean == pytest.approx(0.5)
+    assert (hotpotqa.n, hotpotqa.em.a, hotpotqa.em.b) == (4, 0.5, 0.25)
+    assert list(closed.by_type) == ["2hop", "bridge", "comparison"]
+    assert closed.by_type["bridge"].em.diff.mean == pytest.approx(-0.5)
+    assert closed.by_type["comparison"].em.diff.mean == pytest.approx(0.0)
     text = render_comparison(comparison)
     assert "EM flips: 1 fixed (wrong in A, right in B), 1 broken." in text
     assert "| EM | 0.500 | 0.500 | +0.000 [" in text
+    assert "| EM by source | n | A | B |" in text and "| musique | 2 | 0.500 | 1.000 | +0.500 [" in text
+    assert "| EM by type | n | A | B |" in text and "| bridge | 2 | 0.500 | 0.000 | -0.500 [" in text
+
+
+def test_one_source_makes_no_slice_table() -> None:
+    from deepresearch.evals.compare import compare_results
+    from deepresearch.evals.results import QuestionResult
+
+    def row(qid: str, em: float) -> QuestionResult:
+        return QuestionResult.model_validate({
+            "eval_id": "e", "system": "graph", "question_id": qid, "question": "q?", "gold": ["x"],
+            "qtype": "bridge", "source": "hotpotqa", "output": {"answer": "x" if em else "y"},
+            "scores": {"em": em, "f1": em}})
+
+    [comparison] = compare_results([row("a", 0.0), row("b", 1.0)], [row("a", 1.0), row("b", 1.0)]).values()
+    assert comparison.by_source == {} and comparison.by_type == {}  # one slice would repeat the EM row
+    assert comparison.metrics["em"].diff.mean == pytest.approx(0.5)
 
 
 def test_report_of_empty_dir_fails(tmp_path: Path) -> None:
