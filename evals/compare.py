@@ -81,13 +81,10 @@ def compare_results(
         ids_b = {q for s, q in index_b if s == system}
         common = sorted(ids_a & ids_b)
         pairs = [(index_a[(system, q)], index_b[(system, q)]) for q in common]
-        def diff(fn: Callable[[QuestionResult], float | None], chosen: list[Pair]) -> MetricDiff:
-            return _metric_diff(fn, chosen, seed=seed, resamples=resamples, confidence=confidence)
-
-        metrics = {name: diff(fn, pairs) for name, fn in METRICS.items()}
-        by_source, by_type = ({name: SliceDiff(n=len(chosen), em=diff(METRICS["em"], chosen))
-                               for name, chosen in _slices(pairs, key).items()}
-                              for key in (lambda r: r.source, lambda r: r.qtype))
+        boot = {"seed": seed, "resamples": resamples, "confidence": confidence}
+        metrics = {name: _metric_diff(fn, pairs, **boot) for name, fn in METRICS.items()}
+        by_source = _em_by_slice(pairs, lambda r: r.source, boot)
+        by_type = _em_by_slice(pairs, lambda r: r.qtype, boot)
         flips = [
             Flip(
                 question_id=x.question_id, question=x.question, gold=x.gold[0], answer_a=x.output.answer,
@@ -115,12 +112,16 @@ def _metric_diff(fn: Callable[[QuestionResult], float | None], pairs: list[Pair]
     return MetricDiff(a=_mean(va), b=_mean(vb), diff=diff)
 
 
-def _slices(pairs: list[Pair], key: Callable[[QuestionResult], str | None]) -> dict[str, list[Pair]]:
-    """The pairs grouped by a question's source or type, in name order; none when there is one group."""
+def _em_by_slice(pairs: list[Pair], key: Callable[[QuestionResult], str | None], boot: dict) -> dict[str, SliceDiff]:
+    """EM's paired difference per group of a question's source or type, in name order; none when there is
+    one group (it would repeat the EM row)."""
     groups: dict[str, list[Pair]] = {}
     for pair in pairs:
         groups.setdefault(key(pair[0]) or "unknown", []).append(pair)
-    return dict(sorted(groups.items())) if len(groups) > 1 else {}
+    if len(groups) < 2:
+        return {}
+    return {name: SliceDiff(n=len(chosen), em=_metric_diff(METRICS["em"], chosen, **boot))
+            for name, chosen in sorted(groups.items())}
 
 
 def _only_system(rows: list[QuestionResult], system: str, label: str, path: Path) -> list[QuestionResult]:
