@@ -25,13 +25,19 @@ import json
 import random
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import torch
 from deepresearch.agent.graph.answer_scoring import ANSWER_ROLE, EMPTY_LIKELIHOOD, LIKELIHOOD_WEIGHT, TEMPLATE
 from deepresearch.agent.graph.candidates import Candidate
+from deepresearch.agent.graph.events import AnswerScored
 from deepresearch.evals.metrics import normalize_answer
+
+if TYPE_CHECKING:
+    from deepresearch.agent.trace.store import TraceStore
 
 
 @dataclass(frozen=True)
@@ -48,9 +54,43 @@ class ChoiceExample:
         return cls(question, tuple((c.text, c.quote, c.score) for c in candidates),
                    tuple(normalize_answer(c.text) in golds for c in candidates))
 
+    @classmethod
+    def logged(cls, question: str, candidates: Sequence[dict], answers: Iterable[str]) -> ChoiceExample | None:
+        """From a run's `answer_scores` trace event (AnswerScored.candidates); None when a candidate lacks its
+        sentence (traces written before the event carried it): the score cannot be recomputed."""
+        if any(not c.get("quote") for c in candidates):
+            return None
+        golds = {normalize_answer(a) for a in answers} - {""}
+        return cls(question, tuple((c["text"], c["quote"], float(c["features"])) for c in candidates),
+                   tuple(normalize_answer(c["text"]) in golds for c in candidates))
+
     @property
     def learnable(self) -> bool:
         return len(self.candidates) > 1 and any(self.correct)
+
+
+def write_choice_examples(examples: Iterable[ChoiceExample], path: Path) -> None:
+    """JSON, for the update process `accelerate launch` starts (launch.py)."""
+    path.write_text(json.dumps([asdict(ex) for ex in examples]))
+
+
+def read_choice_examples(path: Path) -> list[ChoiceExample]:
+    return [ChoiceExample(d["question"], tuple(tuple(c) for c in d["candidates"]), tuple(d["correct"]))
+            for d in json.loads(path.read_text())]
+
+
+def logged_examples(store: TraceStore, runs: Iterable[tuple[str, str, Sequence[str]]]) -> list[ChoiceExample]:
+    """The learnable candidate sets the re-ranker logged in these runs ((run id, question, gold answers)), once
+    each: a group's runs often gather the same evidence, and a set counted G times would weigh G times."""
+    seen: dict[tuple, ChoiceExample] = {}
+    for run_id, question, answers in runs:
+        if not answers:
+            continue
+        for event in store.events(run_id, AnswerScored.trace_kind):
+            ex = ChoiceExample.logged(question, event.payload.get("candidates") or [], answers)
+            if ex is not None and ex.learnable:
+                seen.setdefault((ex.question, ex.candidates), ex)
+    return list(seen.values())
 
 
 class ChoiceScorer:
@@ -63,8 +103,10 @@ class ChoiceScorer:
     sentence instead of once per candidate (20 candidates come from ~8 sentences). The vocabulary projection
     runs only on the positions that predict a continuation token."""
 
-    def __init__(self, policy: torch.nn.Module, tokenizer, pad_id: int = 0):
+    def __init__(self, policy: torch.nn.Module, tokenizer, pad_id: int = 0,
+                 autocast: Callable[[], AbstractContextManager] = nullcontext):
         self.policy, self.tokenizer, self.pad_id = policy, tokenizer, pad_id
+        self.autocast = autocast  # the trainer's mixed precision (accelerate's autocast on a GPU), forward only
 
     def _ids(self, text: str) -> list[int]:
         return list(self.tokenizer(text, add_special_tokens=False)["input_ids"])
@@ -93,25 +135,38 @@ class ChoiceScorer:
         for r, (ids, positions, segment) in enumerate(rows):
             ids_t[r, : len(ids)], pos_t[r, : len(ids)], seg_t[r, : len(ids)] = (
                 torch.tensor(ids), torch.tensor(positions), torch.tensor(segment))
-        causal = torch.ones(width, width, dtype=torch.bool).tril()
+        device = next(self.policy.parameters()).device
+        ids_t, pos_t, seg_t = ids_t.to(device), pos_t.to(device), seg_t.to(device)
+        causal = torch.ones(width, width, dtype=torch.bool, device=device).tril()
         sees = (seg_t[:, :, None] == seg_t[:, None, :]) | (seg_t[:, None, :] == 0)  # own segment or the prompt
         mask = (causal & sees)[:, None]  # (rows, 1, query, key), True = attend
         causal_lm = self.policy.get_base_model() if hasattr(self.policy, "get_base_model") else self.policy
-        hidden = causal_lm.model(input_ids=ids_t, attention_mask=mask, position_ids=pos_t).last_hidden_state
-        likelihood: list[torch.Tensor] = [hidden.new_tensor(EMPTY_LIKELIHOOD)] * len(example.candidates)
-        for r, predicting, targets, i in reads:
-            if not targets:
-                continue
-            logp = torch.log_softmax(causal_lm.lm_head(hidden[r, predicting]).float(), -1)
-            likelihood[i] = logp.gather(-1, torch.tensor(targets)[:, None]).mean()
-        features = torch.tensor([score for _, _, score in example.candidates])
+        likelihood: list[torch.Tensor] = [torch.tensor(EMPTY_LIKELIHOOD, device=device)] * len(example.candidates)
+        with self.autocast():
+            hidden = causal_lm.model(input_ids=ids_t, attention_mask=mask, position_ids=pos_t).last_hidden_state
+            for r, predicting, targets, i in reads:
+                if not targets:
+                    continue
+                logp = torch.log_softmax(causal_lm.lm_head(hidden[r, predicting]).float(), -1)
+                likelihood[i] = logp.gather(-1, torch.tensor(targets, device=device)[:, None]).mean()
+        features = torch.tensor([score for _, _, score in example.candidates], device=device)
         return features + LIKELIHOOD_WEIGHT * torch.stack(likelihood)
 
 
 def choice_loss(scores: torch.Tensor, correct: Sequence[bool]) -> torch.Tensor:
     """−J = −log Σ_{correct} softmax(scores)."""
-    gold = torch.tensor(list(correct), dtype=torch.bool)
+    gold = torch.tensor(list(correct), dtype=torch.bool, device=scores.device)
     return torch.logsumexp(scores, 0) - torch.logsumexp(scores[gold], 0)
+
+
+def backward_choice(scorer: ChoiceScorer, batch: Sequence[ChoiceExample]) -> float:
+    """Backpropagates the batch's mean −J through the adapter; returns the summed −J (for logging)."""
+    total = 0.0
+    for ex in batch:
+        loss = choice_loss(scorer.scores(ex), ex.correct)
+        (loss / len(batch)).backward()
+        total += loss.item()
+    return total
 
 
 def top1_hits(scorer: ChoiceScorer, examples: Sequence[ChoiceExample]) -> int:
@@ -148,10 +203,7 @@ def train_choice(scorer: ChoiceScorer, examples: Sequence[ChoiceExample], *, lr:
         rng.shuffle(order)
         for first in range(0, len(order), batch):
             chunk = order[first: first + batch]
-            for ex in chunk:
-                loss = choice_loss(scorer.scores(ex), ex.correct)
-                (loss / len(chunk)).backward()
-                total, seen = total + loss.item(), seen + 1
+            total, seen = total + backward_choice(scorer, chunk), seen + len(chunk)
             torch.nn.utils.clip_grad_norm_(params, max_grad_norm)
             optimizer.step()
             optimizer.zero_grad(set_to_none=True)

@@ -74,6 +74,11 @@ class GRPOSettings(BaseModel):
         None, description="recompute activations in backward: ~⅓ more compute for far less memory; "
         "None = by device: on with a GPU, off on CPUs"
     )
+    answer_choice_lr: float = Field(
+        3e-4, ge=0.0, description="the answer re-ranker's choice loss (train/answer_choice.py) over the candidate "
+        "sets the round's runs logged, with a question's gold among them: its own AdamW step size (session 32's "
+        "best for the LoRA re-ranker); 0 = off"
+    )
     seed: int = 0
 
     @field_validator("loss_type", mode="before")
@@ -111,22 +116,29 @@ class RewardSettings(BaseModel):
     tool_call_cost: float = Field(0.02, ge=0.0, description="penalty per tool call")
     token_cost_per_1k: float = Field(0.005, ge=0.0, description="penalty per 1,000 LLM tokens")
     role_weights: dict[str, float] = Field(
-        default_factory=dict, description="per-role loss weight, e.g. {'planner': 0.5}; missing roles = 1.0"
+        default_factory=dict, description="per-role loss weight, e.g. {'planner': 0.5}; missing roles = 1.0; "
+        "'answer' (the re-ranker's choice loss) is on or off (> 0 or 0), its step size is grpo.answer_choice_lr"
     )
 
     def training_only(self, roles: set[str] | list[str]) -> RewardSettings:
-        """These settings with weight 1 for `roles` and 0 for every other agent role."""
-        from deepresearch.agent.prompts import ROLES
-
-        return self.model_copy(update={"role_weights": {role: float(role in roles) for role in ROLES}})
+        """These settings with weight 1 for `roles` and 0 for every other trainable role."""
+        return self.model_copy(update={"role_weights": {role: float(role in roles) for role in trainable_roles()}})
 
     def trained_roles(self) -> frozenset[str] | None:
         """The roles with a positive weight, when some role is left out (weight 0); None = every role.
         The adapter answers only for these roles, so what is not trained does not change."""
-        from deepresearch.agent.prompts import ROLES
+        every = trainable_roles()
+        trained = frozenset(role for role in every if self.role_weights.get(role, 1.0) > 0)
+        return None if trained == frozenset(every) else trained
 
-        trained = frozenset(role for role in ROLES if self.role_weights.get(role, 1.0) > 0)
-        return None if trained == frozenset(ROLES) else trained
+
+def trainable_roles() -> tuple[str, ...]:
+    """The agent's prompt roles, whose calls are token samples, and the answer re-ranker's choice ("answer",
+    trained by its own loss: answer_choice.py)."""
+    from deepresearch.agent.graph.answer_scoring import ANSWER_ROLE
+    from deepresearch.agent.prompts import ROLES
+
+    return (*ROLES, ANSWER_ROLE)
 
 
 class RolloutSettings(BaseModel):
@@ -172,3 +184,9 @@ class TrainSettings(BaseModel):
     adapter_prefix: str = Field("grpo", description="adapter names are PREFIX-rNNNN")
     watch_poll_s: float = Field(30.0, gt=0.0, description="--watch: seconds between checks for new runs")
     watch_min_new_runs: int = Field(4, ge=1, description="--watch: new logged questions needed for a round")
+
+    def trains_answer_choice(self) -> bool:
+        """The re-ranker's choice loss is on: a step size, and the role `answer` not left out."""
+        from deepresearch.agent.graph.answer_scoring import ANSWER_ROLE
+
+        return self.grpo.answer_choice_lr > 0 and self.rewards.role_weights.get(ANSWER_ROLE, 1.0) > 0

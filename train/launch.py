@@ -17,10 +17,12 @@ import os
 import subprocess
 import sys
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
+from .answer_choice import ChoiceExample, read_choice_examples, write_choice_examples
 from .config import TrainSettings
 from .export import read_samples, write_samples
 from .samples import TrainingSample
@@ -60,12 +62,13 @@ class UpdateState:
 
 def launch_update(
     model_path: Path, samples: list[TrainingSample], out: Path, settings: TrainSettings, launcher: Launcher,
-    state: UpdateState = UpdateState(), metadata: dict | None = None,
+    state: UpdateState = UpdateState(), metadata: dict | None = None, choice: Sequence[ChoiceExample] = (),
 ) -> UpdateStats:
     init_adapter, resume, state_out = state.init_adapter, state.resume, state.state_out
     with tempfile.TemporaryDirectory(prefix="drtrain-") as tmp:
         work = Path(tmp)
         write_samples(samples, work / "samples.parquet")
+        write_choice_examples(choice, work / "choice.json")
         (work / "settings.json").write_text(settings.model_dump_json())
         (work / "metadata.json").write_text(json.dumps(metadata or {}, default=str))
         cmd = [
@@ -75,7 +78,7 @@ def launch_update(
             "-m", "deepresearch.train.launch",
             "--model", str(model_path), "--samples", str(work / "samples.parquet"), "--out", str(out),
             "--settings", str(work / "settings.json"), "--metadata", str(work / "metadata.json"),
-            "--stats-out", str(work / "stats.json"),
+            "--stats-out", str(work / "stats.json"), "--choice", str(work / "choice.json"),
         ]
         if init_adapter is not None:
             cmd += ["--init-adapter", str(init_adapter)]
@@ -102,12 +105,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--state-out", type=Path, help="write a trainer checkpoint here after the update")
     parser.add_argument("--stats-out", type=Path, help="write UpdateStats JSON here (main process)")
     parser.add_argument("--metadata", type=Path, help="extra metadata JSON stored with the adapter")
+    parser.add_argument("--choice", type=Path, help="the round's answer-candidate sets (JSON, answer_choice.py)")
     args = parser.parse_args(argv)
 
     settings = (TrainSettings.model_validate_json(args.settings.read_text()) if args.settings
                 else TrainSettings())
     updater = GRPOUpdater(args.model, settings, init_adapter=args.init_adapter, resume_from=args.resume)
-    stats = updater.train_round(read_samples(args.samples))
+    stats = updater.train_round(read_samples(args.samples),
+                                choice=read_choice_examples(args.choice) if args.choice else ())
     metadata = json.loads(args.metadata.read_text()) if args.metadata else {}
     updater.save_adapter(args.out, {**metadata, "update": stats.model_dump()})
     if args.state_out is not None:

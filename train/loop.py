@@ -19,6 +19,7 @@ from deepresearch.agent.graph.answer_scoring import ANSWER_ROLE
 from deepresearch.agent.model.policy import RunPolicy
 from pydantic import BaseModel, Field
 
+from .answer_choice import ChoiceExample, logged_examples
 from .batching import count_micro_batches
 from .checkpoint import Checkpoint, LoopState
 from .config import TrainSettings
@@ -58,6 +59,7 @@ class RoundReport(BaseModel):
     scores: dict[str, Any] = Field(default_factory=dict)
     samples: int = 0
     skipped_calls: int = 0
+    choice_examples: int = 0  # logged answer-candidate sets holding the gold (the re-ranker's choice loss)
     update: UpdateStats | None = None
     gate: GateResult | None = None
     published: bool = False
@@ -73,12 +75,17 @@ class RoundReport(BaseModel):
             parts.append(f"reward {s['reward_mean']:.3f} ({s.get('groups_kept', 0)}/{s.get('groups', 0)} groups kept)")
         if r.failures:
             parts.append(f"{len(r.failures)} failed runs")
-        if r.update is not None:
+        if r.update is not None and r.update.samples:
             trained = f"{r.update.samples} of {r.samples} samples (roles trained)" if r.update.samples < r.samples \
                 else f"{r.samples} samples"
             parts.append(f"{trained}, update {r.update.seconds:.0f} s ({r.update.tokens_per_s:.0f} tok/s) "
                          f"loss {r.update.loss:+.4f}" + (f", peak GPU {r.update.peak_gpu_gib:.1f} GiB"
                                                        if r.update.peak_gpu_gib else ""))
+        if r.update is not None and r.update.choice_examples:
+            parts.append(f"answer choice: {r.update.choice_examples} candidate sets, loss {r.update.choice_loss:.3f}"
+                         + ("" if r.update.samples else f", update {r.update.seconds:.0f} s"))
+        if r.update is not None and r.update.choice_note:
+            parts.append(r.update.choice_note)
         if r.adapter:
             parts.append(f"adapter {r.adapter}")
         if r.gate is not None:
@@ -193,13 +200,18 @@ class TrainLoop:
         report.scores = scores.summary()
         samples, skipped = round_samples(scores, ctx.store, cfg.rewards.role_weights)
         report.samples, report.skipped_calls = len(samples), len(skipped)
+        # Every group counts here, not only those with reward variance: the choice loss needs only the gold.
+        choice = logged_examples(ctx.store, [(rid, g.question.question, g.question.golds) for g in groups
+                                             for rid in g.run_ids]) if cfg.trains_answer_choice() else []
+        report.choice_examples = len(choice)
         if ctx.export_dir is not None and samples:
             from .export import write_samples
 
             write_samples(samples, ctx.export_dir / f"round-{self.round_index:04d}.parquet")
         report.seconds["score"], clock = time.perf_counter() - clock, time.perf_counter()
-        if not samples:
-            report.note = "no group had reward variance: nothing to learn this round"
+        if not samples and not choice:
+            report.note = ("no group had reward variance and no run's answer candidates held the gold: "
+                           "nothing to learn this round")
             self._commit(report)
             return report
 
@@ -210,9 +222,9 @@ class TrainLoop:
             "parent": self.policy_adapter, "rewards": report.scores,
             "roles": sorted(roles) if (roles := self._answering_roles()) else None,
             "data": {"questions": [q.id for q in questions], "groups": [g.group_id for g in groups],
-                     "samples": len(samples)},
+                     "samples": len(samples), "choice_examples": len(choice)},
         }
-        report.update = await self._update(samples, ctx.registry.path(name), metadata)
+        report.update = await self._update(samples, choice, ctx.registry.path(name), metadata)
         report.adapter = name
         for model in ctx.models:  # the new policy rolls out next round, and is what the gate evaluates
             await model.load_adapter(name, ctx.registry.path(name))
@@ -241,10 +253,13 @@ class TrainLoop:
     def _answering_roles(self) -> frozenset[str] | None:
         """The roles the next adapter answers for: those trained now, plus those its parent answered
         for (it starts from the parent's weights); None = every role. A trained writer also re-ranks
-        its answer options (ANSWER_ROLE), as the writer's weights always have."""
-        trained = self.ctx.settings.rewards.trained_roles()
-        if trained is not None and "writer" in trained:
-            trained = trained | {ANSWER_ROLE}
+        its answer options (ANSWER_ROLE), as the writer's weights always have; so does an adapter the
+        choice loss trains."""
+        cfg = self.ctx.settings
+        trained = cfg.rewards.trained_roles()
+        if trained is not None:
+            trained = trained | {ANSWER_ROLE} if "writer" in trained or cfg.trains_answer_choice() \
+                else trained - {ANSWER_ROLE}
         if self.policy_adapter is None or trained is None:
             return trained
         inherited = self.ctx.registry.choice(self.policy_adapter).roles
@@ -265,7 +280,8 @@ class TrainLoop:
         return GateRun(runtime=runtime, out_root=ctx.work_dir / "evals", temperature=ctx.eval_temperature,
                        max_tokens=ctx.max_tokens)
 
-    async def _update(self, samples: list, out: Path, metadata: dict[str, Any]) -> UpdateStats:
+    async def _update(self, samples: list, choice: list[ChoiceExample], out: Path,
+                      metadata: dict[str, Any]) -> UpdateStats:
         ctx, cfg = self.ctx, self.ctx.settings
         # The committed checkpoint holds this training's updater state once it has made an update.
         resume = self.checkpoint.root if self.state.updates and self.checkpoint.has_updater_state() else None
@@ -276,13 +292,17 @@ class TrainLoop:
             init = None if resume else self._init_adapter_path()
             state = UpdateState(init_adapter=init, resume=resume, state_out=self.checkpoint.staging)
             launcher = Launcher(ctx.accelerate_config, ctx.num_processes)
-            stats = await asyncio.to_thread(launch_update, ctx.model_dir, samples, out, cfg, launcher, state, metadata)
+            stats = await asyncio.to_thread(launch_update, ctx.model_dir, samples, out, cfg, launcher, state, metadata,
+                                            choice)
             advance(1)
         else:
-            advance = ctx.progress.start("update", count_micro_batches(samples, cfg.grpo))
+            # one tick per micro-batch of the token loss, and one for the choice steps
+            advance = ctx.progress.start("update", count_micro_batches(samples, cfg.grpo) + bool(choice))
             if self.updater is None:
                 self.updater = await asyncio.to_thread(self._make_updater, resume)
-            stats = await asyncio.to_thread(self.updater.train_round, samples, lambda done, total: advance(1))
+            stats = await asyncio.to_thread(self.updater.train_round, samples, lambda done, total: advance(1), choice)
+            if choice:
+                advance(1)
             await asyncio.to_thread(self.updater.save_adapter, out, {**metadata, "update": stats.model_dump()})
             await asyncio.to_thread(self.updater.save_state, self.checkpoint.staging)
         self.state.updates += 1

@@ -12,9 +12,10 @@ import json
 import os
 import time
 import warnings
+from collections.abc import Sequence
 from contextlib import nullcontext
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 from pydantic import BaseModel
@@ -27,7 +28,12 @@ from .grammar_masks import GrammarMasks
 from .grpo import TokenBatch, completion_logps, grpo_loss, loss_normaliser
 from .samples import TrainingSample
 
+if TYPE_CHECKING:
+    from .answer_choice import ChoiceExample
+
 OPTIMIZER_STATE = "optimizer.pt"
+CHOICE_OPTIMIZER_STATE = "choice_optimizer.pt"
+CHOICE_BATCH = 4  # candidate sets per choice step, as scripts/train_answer_choice.py measured it
 RNG_STATE = "rng.pt"  # torch's CPU generator (LoRA dropout draws from it)
 
 
@@ -46,6 +52,11 @@ class UpdateStats(BaseModel):
     sampler_logp_gap: float = 0.0
     seconds: float = 0.0
     peak_gpu_gib: float = 0.0  # this process's peak CUDA memory during the round (0 on CPUs)
+    # The answer re-ranker's choice loss (answer_choice.py) over the round's logged candidate sets.
+    choice_examples: int = 0
+    choice_steps: int = 0
+    choice_loss: float = 0.0  # mean −log Σ_correct softmax s over the examples, as they were stepped on
+    choice_note: str = ""
 
     @property
     def tokens_per_s(self) -> float:
@@ -126,6 +137,10 @@ class GRPOUpdater:
             weight_decay=self.cfg.weight_decay,
         )
         self.module, self.optimizer = self.acc.prepare(CompletionLogps(policy), optimizer)
+        # The choice loss steps the same LoRA weights with its own AdamW: it wants a far larger step than the
+        # token loss (3e-4 against 1e-5), and sharing one optimiser's moments would mix the two scales.
+        self.choice_optimizer = torch.optim.AdamW(params, lr=self.cfg.answer_choice_lr, weight_decay=0.0)
+        self._tokenizer: Any = None
         self.global_step = 0
         self.rounds = 0
         if resume_from is not None:
@@ -162,17 +177,32 @@ class GRPOUpdater:
         return old
 
     # --- one round --------------------------------------------------------------------------------
-    def train_round(self, samples: list[TrainingSample], progress: Any = None) -> UpdateStats:
-        """Optimiser steps over one round's samples; `progress(done, total)` is called per micro-batch."""
-        cfg, acc = self.cfg, self.acc
-        samples = trainable(samples, cfg)
+    def train_round(self, samples: list[TrainingSample], progress: Any = None,
+                    choice: Sequence[ChoiceExample] = ()) -> UpdateStats:
+        """Optimiser steps over one round's samples (`progress(done, total)` is called per micro-batch), then
+        the answer re-ranker's choice steps over `choice`, the candidate sets the round's runs logged."""
+        samples = trainable(samples, self.cfg)
         stats = UpdateStats(samples=len(samples), completion_tokens=sum(len(s.completion_ids) for s in samples))
-        if not samples:
+        learnable = [ex for ex in choice if ex.learnable] if self.cfg.answer_choice_lr > 0 else []
+        if not samples and not learnable:
             return stats
         self.module.train()
         if self.plan.cuda:
             torch.cuda.reset_peak_memory_stats()
         start = time.perf_counter()
+        if samples:
+            self._token_steps(samples, stats, progress)
+        if learnable:
+            self._choice_steps(learnable, stats)
+        self.rounds += 1
+        stats.seconds = time.perf_counter() - start
+        if self.plan.cuda:
+            stats.peak_gpu_gib = torch.cuda.max_memory_allocated() / 2**30
+        return stats
+
+    def _token_steps(self, samples: list[TrainingSample], stats: UpdateStats, progress: Any) -> None:
+        """The GRPO loss over the round's token samples."""
+        cfg, acc = self.cfg, self.acc
         steps = optimiser_steps(samples, cfg, acc.num_processes)
         plans = [plan_step(step, cfg, acc.process_index, acc.num_processes) for step in steps]
         # With a single optimiser step the policy is still π_old while computing the loss, so
@@ -212,14 +242,38 @@ class GRPOUpdater:
                 # each process's loss is scaled by the process count (see normaliser): the mean is the step loss
                 stats.loss = float(acc.reduce(torch.tensor(step_loss, device=acc.device), "mean"))
                 stats.grad_norm = float(grad_norm)
-        self.rounds += 1
         stats.processed_tokens = int(acc.reduce(torch.tensor(stats.processed_tokens, device=acc.device), "sum"))
         for k, v in sums.items():
             setattr(stats, k, v / max(n_mb, 1))
-        stats.seconds = time.perf_counter() - start
-        if self.plan.cuda:
-            stats.peak_gpu_gib = torch.cuda.max_memory_allocated() / 2**30
-        return stats
+
+    def _choice_steps(self, examples: list[ChoiceExample], stats: UpdateStats) -> None:
+        """The exact choice loss −log Σ_correct softmax s (answer_choice.py), CHOICE_BATCH sets a step. Every
+        process steps on all of them (they are few), and the gradients are averaged so the replicas agree."""
+        if self._sharded:  # the scorer calls the unwrapped model, which FSDP / ZeRO-3 shard
+            stats.choice_note = "answer-choice loss skipped: not supported under FSDP / DeepSpeed"
+            return
+        from .answer_choice import ChoiceScorer, backward_choice
+
+        if self._tokenizer is None:
+            from transformers import AutoTokenizer
+
+            self._tokenizer = AutoTokenizer.from_pretrained(str(self.model_path))
+        scorer = ChoiceScorer(self.policy, self._tokenizer, self.pad_id, autocast=self.acc.autocast)
+        params = [p for p in self.policy.parameters() if p.requires_grad]
+        for group in self.choice_optimizer.param_groups:  # the setting now, not the one a checkpoint was saved with
+            group["lr"] = self.cfg.answer_choice_lr
+        total = 0.0
+        for first in range(0, len(examples), CHOICE_BATCH):
+            total += backward_choice(scorer, examples[first: first + CHOICE_BATCH])
+            if self.acc.num_processes > 1:
+                for p in params:
+                    if p.grad is not None:
+                        p.grad = self.acc.reduce(p.grad, "mean")
+            torch.nn.utils.clip_grad_norm_(params, self.cfg.max_grad_norm)
+            self.choice_optimizer.step()
+            self.choice_optimizer.zero_grad(set_to_none=True)
+            stats.choice_steps += 1
+        stats.choice_examples, stats.choice_loss = len(examples), total / len(examples)
 
     # --- saving ---------------------------------------------------------------------------------
     def adapter_state_dict(self) -> dict[str, torch.Tensor]:
@@ -247,6 +301,7 @@ class GRPOUpdater:
             self.acc.save_state(str(path / "accelerate"))
         elif self.acc.is_main_process:
             torch.save(self.optimizer.state_dict(), path / OPTIMIZER_STATE)
+            torch.save(self.choice_optimizer.state_dict(), path / CHOICE_OPTIMIZER_STATE)
         if self.acc.is_main_process:
             torch.save(torch.get_rng_state(), path / RNG_STATE)
             (path / TRAINER_STATE).write_text(json.dumps({"global_step": self.global_step, "rounds": self.rounds}))
@@ -262,6 +317,8 @@ class GRPOUpdater:
             self.acc.load_state(str(path / "accelerate"))
         elif (path / OPTIMIZER_STATE).is_file():
             self.optimizer.load_state_dict(torch.load(path / OPTIMIZER_STATE, weights_only=True))
+            if (path / CHOICE_OPTIMIZER_STATE).is_file():  # absent from checkpoints older than the choice loss
+                self.choice_optimizer.load_state_dict(torch.load(path / CHOICE_OPTIMIZER_STATE, weights_only=True))
         if (path / RNG_STATE).is_file():
             torch.set_rng_state(torch.load(path / RNG_STATE, weights_only=True))
 

@@ -66,5 +66,5 @@ async def rerank(ctx: ResearchContext, question: str, candidates: list[Candidate
                  key=lambda c: -c.score)
     ctx.record(AnswerScored(template=TEMPLATE_VERSION, weight=LIKELIHOOD_WEIGHT, candidates=[
         {"text": c.text, "features": round(c.score - LIKELIHOOD_WEIGHT * likelihood[c.text], 4),
-         "likelihood": round(likelihood[c.text], 4)} for c in out]))
+         "likelihood": round(likelihood[c.text], 4), "quote": c.quote} for c in out]))
     return out

@@ -264,7 +264,8 @@ class AnswerScored(RunEvent):
     trace_kind: ClassVar[str | None] = "answer_scores"
     template: str = ""
     weight: float = 0.0
-    candidates: list[dict[str, Any]] = field(default_factory=list)  # text, features, likelihood; best first
+    # text, features, likelihood and quote (the sentence it came from) of each; best first
+    candidates: list[dict[str, Any]] = field(default_factory=list)
     error: str | None = None
 
     def trace_payload(self) -> dict[str, Any]:

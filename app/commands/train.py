@@ -95,7 +95,8 @@ def train(
     temperature: float | None = typer.Option(None, "--temperature", help="rollout sampling temperature (default "
                                                 "from settings: {settings.train.grpo.temperature})"),
     train_roles: str | None = typer.Option(None, "--train-roles", help="train only these roles, e.g. planner,writer "
-                                           "(the adapter answers only for them; default: every role)"),
+                                           "or answer (the answer re-ranker's choice; the adapter answers only "
+                                           "for them; default: every role)"),
     dev: Path | None = typer.Option(None, "--dev", help="dev QA jsonl for the eval gate (default: --questions)"),
     dev_corpus: Path | None = typer.Option(None, "--dev-corpus", help="corpus jsonl the gate's dev set is "
                                            "evaluated on (default: --corpus); with --from-runs it leaves the "

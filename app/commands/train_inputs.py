@@ -50,14 +50,14 @@ def check_inputs(
 
 
 def parse_roles(text: str) -> list[str]:
-    """`planner,writer` → the roles, each one of the agent's; a clear error otherwise."""
-    from deepresearch.agent.prompts import ROLES
+    """`planner,writer` → the roles, each one of the agent's or `answer`; a clear error otherwise."""
+    from deepresearch.train.config import trainable_roles
 
     roles = [r.strip() for r in text.split(",") if r.strip()]
-    unknown = [r for r in roles if r not in ROLES]
+    unknown = [r for r in roles if r not in trainable_roles()]
     if not roles or unknown:
         raise fail(f"--train-roles: unknown role {', '.join(unknown) or '(none given)'}; the roles are: "
-                   f"{', '.join(ROLES)}")
+                   f"{', '.join(trainable_roles())} (answer: the answer re-ranker's choice)")
     return roles
 
 
@@ -69,10 +69,14 @@ def apply_overrides(cfg: TrainSettings, **kw: Any) -> TrainSettings:
     rewards = cfg.rewards.training_only(parse_roles(kw["train_roles"])) if kw.get("train_roles") else cfg.rewards
     launch = {k: v for k, v in {"launcher": kw["launcher"], "accelerate_config": kw["accelerate_config"],
                                 "num_processes": kw["num_processes"]}.items() if v is not None}
-    return cfg.model_copy(update={
+    out = cfg.model_copy(update={
         "grpo": cfg.grpo.model_copy(update=grpo), "rollout": cfg.rollout.model_copy(update=rollout),
         "launch": cfg.launch.model_copy(update=launch), "rewards": rewards,
     })
+    if out.rewards.trained_roles() == {"answer"} and not out.trains_answer_choice():
+        raise fail("--train-roles answer: the answer-choice loss is off (train.grpo.answer_choice_lr is 0), so "
+                   "nothing would train; set it above 0 or train another role")
+    return out
 
 
 def check_index(settings: Settings, name: str) -> None:

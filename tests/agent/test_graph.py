@@ -290,6 +290,7 @@ async def test_the_policy_likelihood_reranks_the_answer_candidates(toolbox, stor
     assert reranked.answer == "Ada Lovelace" != plain.answer
     scores = store.events(reranked.run_id, "answer_scores")[0].payload
     assert scores["candidates"][0]["text"] == "Ada Lovelace" and scores["template"].startswith("answer-likelihood@")
+    assert "Ada Lovelace" in scores["candidates"][0]["quote"]  # its sentence: what the trainer scores it by
     # A backend that cannot score leaves the feature order, and says so in the trace.
     assert "cannot score" in store.events(plain.run_id, "answer_scores")[0].payload["error"]
 

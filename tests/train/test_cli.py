@@ -78,18 +78,27 @@ def test_bad_numbers(cli, qfile):
     one_line_error(cli(*base, "--train-roles", ","), "--train-roles: unknown role (none given)")
 
 
-def test_train_roles_set_the_role_weights():
-    from deepresearch.agent.prompts import ROLES
+def test_train_roles_set_the_role_weights(capsys):
+    import typer
     from deepresearch.app.commands.train_inputs import apply_overrides
-    from deepresearch.train.config import TrainSettings
+    from deepresearch.train.config import GRPOSettings, TrainSettings, trainable_roles
 
-    cfg = apply_overrides(TrainSettings(), group_size=None, temperature=None, per_round=None, launcher=None,
-                           accelerate_config=None, num_processes=None, train_roles="planner, writer")
-    assert cfg.rewards.role_weights == {role: float(role in ("planner", "writer")) for role in ROLES}
-    assert cfg.rewards.trained_roles() == {"planner", "writer"}
-    unchanged = apply_overrides(TrainSettings(), group_size=None, temperature=None, per_round=None, launcher=None,
-                                 accelerate_config=None, num_processes=None, train_roles=None)
+    def overrides(roles: str | None, cfg: TrainSettings | None = None) -> TrainSettings:
+        return apply_overrides(cfg or TrainSettings(), group_size=None, temperature=None, per_round=None,
+                               launcher=None, accelerate_config=None, num_processes=None, train_roles=roles)
+
+    cfg = overrides("planner, writer")
+    assert cfg.rewards.role_weights == {role: float(role in ("planner", "writer")) for role in trainable_roles()}
+    assert cfg.rewards.trained_roles() == {"planner", "writer"} and not cfg.trains_answer_choice()
+    unchanged = overrides(None)
     assert unchanged.rewards.role_weights == {} and unchanged.rewards.trained_roles() is None
+    assert unchanged.trains_answer_choice()  # every role, the re-ranker's choice among them
+    # The re-ranker's choice alone: no token samples are trained, only its choice loss.
+    only_choice = overrides("answer")
+    assert only_choice.rewards.trained_roles() == {"answer"} and only_choice.trains_answer_choice()
+    with pytest.raises(typer.Exit):
+        overrides("answer", TrainSettings(grpo=GRPOSettings(answer_choice_lr=0.0)))
+    assert "answer-choice loss is off" in capsys.readouterr().err
 
 
 def test_bad_files_and_places(cli, qfile, tmp_path):
