@@ -73,7 +73,9 @@ def apply_overrides(cfg: TrainSettings, **kw: Any) -> TrainSettings:
         "grpo": cfg.grpo.model_copy(update=grpo), "rollout": cfg.rollout.model_copy(update=rollout),
         "launch": cfg.launch.model_copy(update=launch), "rewards": rewards,
     })
-    if out.rewards.trained_roles() == {"answer"} and not out.trains_answer_choice():
+    from deepresearch.agent.graph.answer_scoring import ANSWER_ROLE
+
+    if out.rewards.trained_roles() == {ANSWER_ROLE} and not out.trains_answer_choice():
         raise fail("--train-roles answer: the answer-choice loss is off (train.grpo.answer_choice_lr is 0), so "
                    "nothing would train; set it above 0 or train another role")
     return out
