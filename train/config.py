@@ -189,4 +189,5 @@ class TrainSettings(BaseModel):
         """The re-ranker's choice loss is on: a step size, and the role `answer` not left out."""
         from deepresearch.agent.graph.answer_scoring import ANSWER_ROLE
 
-        return self.grpo.answer_choice_lr > 0 and self.rewards.role_weights.get(ANSWER_ROLE, 1.0) > 0
+        trained = self.rewards.trained_roles()
+        return self.grpo.answer_choice_lr > 0 and (trained is None or ANSWER_ROLE in trained)
