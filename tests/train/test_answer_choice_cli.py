@@ -31,3 +31,34 @@ def test_a_source_with_no_questions_is_named(tmp_path):
     assert done.stderr.strip() == ("error: 0 free-form train questions with candidates of source nosuchset; "
                                    "need more than --held-out 0")
     assert not (tmp_path / "out").exists()
+
+
+def test_positives_from_must_reach_below_the_pool(tmp_path):
+    done = run("--out", str(tmp_path / "out"), "--positives-from", "5")
+    assert done.returncode == 1
+    assert done.stderr.strip() == "error: --positives-from must be 0 (off) or more than --candidates (5)"
+    assert not (tmp_path / "out").exists()
+
+
+def test_positives_from_adds_the_gold_below_the_pool_to_training_sets_only():
+    import importlib.util
+
+    from deepresearch.evals.dataset import bundled_dataset
+
+    spec = importlib.util.spec_from_file_location("train_answer_choice", SCRIPT)
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    questions, corpus = bundled_dataset("demo")
+    plain = script.examples(questions, corpus, limit=200, k=5, seed=0)
+    held = 40
+    grown = script.examples(questions, corpus, limit=200, k=5, seed=0, positives_from=50, plain=held)
+    assert grown[:held] == plain[:held]  # held-out sets are measured as the graph ranks them
+    added = 0
+    for before, after in zip(plain[held:], grown[held:], strict=True):
+        if after == before:
+            continue
+        # A pool that missed the gold, plus one correct span from below it: now learnable.
+        assert not before.learnable and after.candidates[:5] == before.candidates
+        assert len(after.candidates) == 6 and after.correct == (False,) * 5 + (True,)
+        added += 1
+    assert added > 0
