@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 import torch
 from deepresearch.agent.graph.answer_scoring import ANSWER_ROLE, EMPTY_LIKELIHOOD, LIKELIHOOD_WEIGHT, TEMPLATE
 from deepresearch.agent.graph.candidates import Candidate
-from deepresearch.agent.graph.events import AnswerScored
+from deepresearch.agent.graph.events import AnswerScored, ScoredCandidate, read_events
 from deepresearch.evals.metrics import normalize_answer
 
 if TYPE_CHECKING:
@@ -55,14 +55,15 @@ class ChoiceExample:
                    tuple(normalize_answer(c.text) in golds for c in candidates))
 
     @classmethod
-    def logged(cls, question: str, candidates: Sequence[dict], answers: Iterable[str]) -> ChoiceExample | None:
-        """From a run's `answer_scores` trace event (AnswerScored.candidates); None when a candidate lacks its
-        sentence (traces written before the event carried it): the score cannot be recomputed."""
-        if any(not c.get("quote") for c in candidates):
+    def logged(cls, question: str, candidates: Sequence[ScoredCandidate],
+               answers: Iterable[str]) -> ChoiceExample | None:
+        """From a run's re-ranker event (AnswerScored.candidates); None when a candidate lacks its sentence
+        (traces written before the event carried it): the score cannot be recomputed."""
+        if any(not c.quote for c in candidates):
             return None
         golds = {normalize_answer(a) for a in answers} - {""}
-        return cls(question, tuple((c["text"], c["quote"], float(c["features"])) for c in candidates),
-                   tuple(normalize_answer(c["text"]) in golds for c in candidates))
+        return cls(question, tuple((c.text, c.quote, c.features) for c in candidates),
+                   tuple(normalize_answer(c.text) in golds for c in candidates))
 
     @property
     def learnable(self) -> bool:
@@ -86,8 +87,8 @@ def logged_examples(store: TraceStore, runs: Iterable[tuple[str, str, Sequence[s
     for run_id, question, answers in runs:
         if not answers:
             continue
-        for event in store.events(run_id, AnswerScored.trace_kind):
-            ex = ChoiceExample.logged(question, event.payload.get("candidates") or [], answers)
+        for event in read_events(store, run_id, AnswerScored):
+            ex = ChoiceExample.logged(question, event.candidates, answers)
             if ex is not None and ex.learnable:
                 seen.setdefault((ex.question, ex.candidates), ex)
     return list(seen.values())

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 from deepresearch.agent.model.base import ModelError
 
 from .candidates import Candidate
-from .events import AnswerScored
+from .events import AnswerScored, ScoredCandidate
 
 if TYPE_CHECKING:
     from .context import ResearchContext
@@ -65,6 +65,6 @@ async def rerank(ctx: ResearchContext, question: str, candidates: list[Candidate
     out = sorted((replace(c, score=c.score + LIKELIHOOD_WEIGHT * likelihood[c.text]) for c in candidates),
                  key=lambda c: -c.score)
     ctx.record(AnswerScored(template=TEMPLATE_VERSION, weight=LIKELIHOOD_WEIGHT, candidates=[
-        {"text": c.text, "features": round(c.score - LIKELIHOOD_WEIGHT * likelihood[c.text], 4),
-         "likelihood": round(likelihood[c.text], 4), "quote": c.quote} for c in out]))
+        ScoredCandidate(c.text, features=round(c.score - LIKELIHOOD_WEIGHT * likelihood[c.text], 4),
+                        likelihood=round(likelihood[c.text], 4), quote=c.quote) for c in out]))
     return out

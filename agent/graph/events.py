@@ -258,27 +258,46 @@ class RunFailed(RunEvent):
 
 # --- writing -------------------------------------------------------------------------------------
 @dataclass(frozen=True)
+class ScoredCandidate:
+    """One answer candidate as the re-ranker scored it: what the trainer needs to score it again exactly
+    (train/answer_choice.py: the feature score and the sentence the likelihood is conditioned on)."""
+
+    text: str
+    features: float  # the feature score (candidates.py)
+    likelihood: float  # mean log π of the span given its sentence and the question
+    quote: str = ""  # that sentence; "" in traces written before it was logged
+
+    def payload(self) -> dict[str, Any]:
+        return {"text": self.text, "features": self.features, "likelihood": self.likelihood, "quote": self.quote}
+
+    @classmethod
+    def from_payload(cls, payload: dict[str, Any]) -> ScoredCandidate:
+        return cls(text=str(payload.get("text", "")), features=float(payload.get("features", 0.0)),
+                   likelihood=float(payload.get("likelihood", 0.0)), quote=str(payload.get("quote") or ""))
+
+
+@dataclass(frozen=True)
 class AnswerScored(RunEvent):
-    """The policy's likelihood re-ranked the answer candidates (or could not: `error`)."""
+    """The policy's likelihood re-ranked the answer candidates, best first (or could not: `error`)."""
 
     trace_kind: ClassVar[str | None] = "answer_scores"
     template: str = ""
     weight: float = 0.0
-    # text, features, likelihood and quote (the sentence it came from) of each; best first
-    candidates: list[dict[str, Any]] = field(default_factory=list)
+    candidates: list[ScoredCandidate] = field(default_factory=list)
     error: str | None = None
 
     def trace_payload(self) -> dict[str, Any]:
         if self.error is not None:
             return {"error": self.error}
-        return {"template": self.template, "weight": self.weight, "candidates": self.candidates}
+        return {"template": self.template, "weight": self.weight,
+                "candidates": [c.payload() for c in self.candidates]}
 
     @classmethod
     def from_trace(cls, payload: dict[str, Any]) -> AnswerScored:
         if "error" in payload:
             return cls(error=str(payload["error"]))
         return cls(template=str(payload.get("template", "")), weight=float(payload.get("weight", 0.0)),
-                   candidates=list(payload.get("candidates") or []))
+                   candidates=[ScoredCandidate.from_payload(c) for c in payload.get("candidates") or []])
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from deepresearch.agent.graph.events import (
     RepeatSkipped,
     Replanning,
     RunFailed,
+    ScoredCandidate,
     StepFailed,
     StepsDispatched,
     Stopped,
@@ -37,7 +38,8 @@ TRACED = [
     BridgeChosen(search="Babbage", options=["Babbage", "London"]), Stopped("loop_stop", "no new evidence"),
     Replanning(round=2), RepeatSkipped(step=3, repeated="search:x"), FindingMade(FINDING),
     StepFailed(step=2, error="boom"), MalformedReply(role="writer", step="writer", attempt=2, error="bad"),
-    RunFailed("model gone"), AnswerScored(template="t@1", weight=1.0, candidates=[{"text": "a"}]),
+    RunFailed("model gone"), AnswerScored(template="t@1", weight=1.0, candidates=[
+        ScoredCandidate("a", features=1.5, likelihood=-2.0, quote="It was a.")]),
     AnswerScored(error="cannot score"),
     CitationsChecked(checked=1, verified=1, removed=0, citations=[], answer_options=["a", "not found"]),
 ]
