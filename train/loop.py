@@ -200,8 +200,9 @@ class TrainLoop:
         report.scores = scores.summary()
         samples, skipped = round_samples(scores, ctx.store, cfg.rewards.role_weights)
         report.samples, report.skipped_calls = len(samples), len(skipped)
-        # Every group counts here, not only those with reward variance: the choice loss needs only the gold.
-        choice = logged_examples(ctx.store, [(rid, g.question.question, g.question.golds) for g in groups
+        # Every group counts here, not only those with reward variance: the choice loss needs only the gold
+        # (or, for a replayed question, the answer its user rated well).
+        choice = logged_examples(ctx.store, [(rid, g.question.question, g.question.choice_golds) for g in groups
                                              for rid in g.run_ids]) if cfg.trains_answer_choice() else []
         report.choice_examples = len(choice)
         if ctx.export_dir is not None and samples:

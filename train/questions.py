@@ -65,6 +65,17 @@ class TrainQuestion(BaseModel):
     def golds(self) -> list[str]:
         return [self.answer, *self.answer_aliases] if self.answer else []
 
+    @property
+    def choice_golds(self) -> list[str]:
+        """The answers the re-ranker's choice learns to pick: the gold, else a logged run's answer that its
+        user rated well (mean score > 0). A poorly rated answer says which candidate is wrong, not which is
+        right, so it gives the choice loss nothing."""
+        if self.golds:
+            return self.golds
+        if self.reference_answer and (self.reference_feedback or 0.0) > 0.0:
+            return [self.reference_answer]
+        return []
+
 
 def questions_from_file(path: Path, split: str | None = None) -> list[TrainQuestion]:
     """QA jsonl (id, question, answer, answer_aliases, gold_doc_ids, split …); raises the evals
