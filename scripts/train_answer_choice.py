@@ -50,10 +50,9 @@ def examples(questions: Path, corpus: Path, limit: int, k: int, seed: int, sourc
         golds = [q["answer"], *q.get("answer_aliases", [])]
         ranked = C.rank_candidates(q["question"], sents, k=max(k, positives_from), bridges=bridges)
         pool = ranked[:k]
-        if positives_from > k and len(out) >= plain and not ChoiceExample.of(q["question"], pool, golds).learnable:
-            below = ranked[k:]
-            correct = ChoiceExample.of(q["question"], below, golds).correct
-            pool += [c for c, ok in zip(below, correct, strict=True) if ok][:1]
+        correct = ChoiceExample.of(q["question"], ranked, golds).correct
+        if positives_from > k and len(out) >= plain and not any(correct[:k]) and any(correct):
+            pool.append(ranked[correct.index(True)])  # the best-ranked correct span below the pool
         if pool:
             out.append(ChoiceExample.of(q["question"], pool, golds))
     return out
@@ -75,7 +74,7 @@ def main() -> None:
     parser.add_argument("--candidates", type=int, default=RERANK_POOL,
                         help="the re-ranker's pool (default: the graph's)")
     parser.add_argument("--positives-from", type=int, default=0, metavar="N",
-                        help="training sets whose pool lacks the gold get it from the top N spans as a sixth "
+                        help="training sets whose pool lacks the gold get it from the top N spans as one more "
                              "candidate (0: off; held-out sets never do)")
     parser.add_argument("--epochs", type=int, default=1)
     parser.add_argument("--lr", type=float, default=3e-4)

@@ -36,8 +36,9 @@ def test_a_well_rated_answer_trains_the_choice_from_its_replays(tmp_path: Path):
     for question, score in ((RATED_WELL, "1"), (RATED_BADLY, "-1")):
         asked = cli("ask", "--offline", "--auto-approve", "--quiet", "--json", question, env=env)
         assert asked.returncode == 0, asked.stderr[-3000:]
-        run_id, answers[question] = json.loads(asked.stdout)["run_id"], json.loads(asked.stdout)["answer"]
-        rated = cli("runs", "feedback", run_id, "--score", score, env=env)
+        result = json.loads(asked.stdout)
+        answers[question] = result["answer"]
+        rated = cli("runs", "feedback", result["run_id"], "--score", score, env=env)
         assert rated.returncode == 0, rated.stderr[-3000:]
 
     trained = cli("train", "--from-runs", "--train-roles", "answer", "--no-gate", "--group-size", "2",
