@@ -23,7 +23,15 @@ def replace_atomically(path: Path, write: Callable[[str], None]) -> None:
 
 
 def keep_newest(directory: Path, pattern: str, limit: int) -> None:
-    """Delete all but the `limit` most recently written files matching `pattern`."""
-    files = sorted(directory.glob(pattern), key=lambda f: f.stat().st_mtime_ns)
-    for old in files[:-limit]:
+    """Delete all but the `limit` most recently written files matching `pattern`. Several writers (an eval's
+    concurrent runs, other processes) prune the same directory, so a listed file may be gone by the time it
+    is dated: it is skipped, not an error."""
+    dated: list[tuple[int, Path]] = []
+    for file in directory.glob(pattern):
+        try:
+            dated.append((file.stat().st_mtime_ns, file))
+        except FileNotFoundError:
+            continue
+    dated.sort()
+    for _, old in dated[:-limit]:
         old.unlink(missing_ok=True)
