@@ -3,6 +3,7 @@
     .venv/bin/python docs/results/answer-ranking-probes/experiments.py coverage
     .venv/bin/python docs/results/answer-ranking-probes/experiments.py spans
     .venv/bin/python docs/results/answer-ranking-probes/experiments.py gbdt
+    .venv/bin/python docs/results/answer-ranking-probes/experiments.py linear                          # ~1 min
     .venv/bin/python docs/results/answer-ranking-probes/experiments.py collect --out /tmp/probe.pkl   # ~35 min
     .venv/bin/python docs/results/answer-ranking-probes/experiments.py probe --data /tmp/probe.pkl
     .venv/bin/python docs/results/answer-ranking-probes/experiments.py context --out /tmp/context.pkl  # ~2 h, 1 thread
@@ -143,6 +144,41 @@ def gbdt(data: list, k: int = 20) -> None:
 def halves(n: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
     order = np.random.RandomState(seed).permutation(n)
     return [(order[: n // 2], order[n // 2:]), (order[n // 2:], order[: n // 2])]
+
+
+def linear(data: list) -> None:
+    """The feature weights learned by the choice loss (−log Σ_correct softmax w·f over every candidate, Adam from
+    the hand weights W) on one half, top-1/5/20 on the other (session 37)."""
+    import torch
+
+    names = [*C.W, "hop", "lead", "subject", "early"]
+    groups = []
+    for q, golds, sents, bridges in data:
+        cands = C.rank_candidates(q["question"], sents, k=1000, bridges=bridges)
+        if cands:
+            groups.append((torch.tensor([[c.features.get(n, 0.0) for n in names] for c in cands]),
+                           torch.tensor([normalize_answer(c.text) in golds for c in cands])))
+    hand = torch.tensor([C.W.get(n, 0.0) for n in names])
+
+    def hits(w: torch.Tensor, idx, k: int) -> int:
+        return sum(bool(groups[i][1][torch.topk(groups[i][0] @ w, min(k, len(groups[i][1]))).indices].any())
+                   for i in idx)
+
+    print(f"{len(groups)} questions with candidates, {sum(bool(y.any()) for _, y in groups)} with the gold among them")
+    for seed in range(3):
+        for train, test in halves(len(groups), seed):
+            w = hand.clone().requires_grad_(True)
+            optimizer = torch.optim.Adam([w], lr=0.05)
+            learn = [i for i in train if groups[i][1].any()]
+            for _ in range(300):
+                optimizer.zero_grad()
+                loss = sum(torch.logsumexp(groups[i][0] @ w, 0) - torch.logsumexp((groups[i][0] @ w)[groups[i][1]], 0)
+                           for i in learn) / len(learn)
+                loss.backward()
+                optimizer.step()
+            w = w.detach()
+            hand_hits, learned_hits = ([hits(v, test, k) for k in (1, 5, 20)] for v in (hand, w))
+            print(f"split {seed}: top-1/5/20 of {len(test)}: hand {hand_hits}, learned {learned_hits}", flush=True)
 
 
 def policy_scorer(threads: int | None = None):
@@ -326,7 +362,7 @@ def probe(path: Path) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", choices=["coverage", "spans", "gbdt", "collect", "context", "types", "probe"])
+    parser.add_argument("what", choices=["coverage", "spans", "gbdt", "linear", "collect", "context", "types", "probe"])
     parser.add_argument("--out", type=Path, help="collect, context: where to write the scores")
     parser.add_argument("--data", type=Path, help="probe: what collect wrote")
     args = parser.parse_args()
@@ -341,7 +377,7 @@ def main() -> None:
     data = questions()
     if args.what in ("collect", "context"):
         return {"collect": collect, "context": context}[args.what](data, args.out)
-    {"coverage": coverage, "spans": spans, "gbdt": gbdt, "types": types}[args.what](data)
+    {"coverage": coverage, "spans": spans, "gbdt": gbdt, "linear": linear, "types": types}[args.what](data)
 
 
 if __name__ == "__main__":
