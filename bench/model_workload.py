@@ -72,6 +72,11 @@ class Replay:
         return sum(len(c.forced_positions) for c in self.completions)
 
     @property
+    def forward_passes(self) -> int:
+        """Passes that drew the calls' tokens (0 for a backend that does not count them: vLLM)."""
+        return sum(c.timings.forward_passes for c in self.completions)
+
+    @property
     def prefill_s(self) -> float:
         """Summed prefill time of the calls (a share of wall only at batch 1, where calls do not overlap)."""
         return sum(c.timings.prefill_s for c in self.completions)

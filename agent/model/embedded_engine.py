@@ -57,6 +57,7 @@ class _Row:
     forced_positions: list[int] = field(default_factory=list)
     narrowed_positions: list[int] = field(default_factory=list)  # drawn from the closing tiers (grammar.py)
     fed: int = 0  # completion tokens already in the KV cache; the rest go into the next forward pass
+    passes: int = 0  # forward passes whose logits drew this row's tokens
     draft: list[int] = field(default_factory=list)  # "verified" jump-forward: fed, not yet confirmed
     learning: tuple[str, int] | None = None  # a forced string and where it began, for the DraftMemo
     finish_reason: str | None = None
@@ -265,6 +266,7 @@ class BatchingEngine:
         column (its draft is the last columns of its feed), and drops the rejected rest from `kv`."""
         keep = logits.shape[1]
         for i, row in enumerate(rows):
+            row.passes += 1
             draft, row.draft = row.draft, []
             for k in range(len(draft) + 1):
                 token = self._pick(i, row, logits[i, keep - 1 - len(draft) + k].float())
@@ -372,6 +374,7 @@ class BatchingEngine:
             prefill_s=row.prefill_s,
             decode_s=now - row.first_token_at,
             total_s=now - row.job.submitted_at,
+            forward_passes=row.passes,
         )
         result = GenerationResult(
             row.token_ids, row.logprobs, text, row.finish_reason or "stop", timings, row.forced_positions,

@@ -33,6 +33,9 @@ class Timings(BaseModel):
     prefill_s: float = 0.0
     decode_s: float = 0.0
     total_s: float = 0.0
+    # Forward passes that drew this call's tokens, the prefill's included: emitted tokens ÷ passes above 1 is what
+    # jump-forward drafts saved (0: not counted, e.g. vLLM or a reused greedy result).
+    forward_passes: int = 0
 
 
 class Completion(BaseModel):

@@ -144,6 +144,10 @@ async def test_verified_jump_forward_decodes_exactly_as_plain_in_fewer_passes(em
         assert jumped.forced_positions == []  # every token was drawn by the sampler, none imposed
     # Plain decoding needs one pass per token of its longest row (all rows were admitted together).
     assert len(passes) < 0.8 * max(len(c.completion_token_ids) for c in jumps)
+    # Each call reports the passes that drew its tokens: one per token without jump-forward, fewer with it.
+    assert [c.timings.forward_passes for c in steps] == [len(c.completion_token_ids) for c in steps]
+    assert all(0 < c.timings.forward_passes <= len(c.completion_token_ids) for c in jumps)
+    assert sum(c.timings.forward_passes for c in jumps) < 0.8 * sum(len(c.completion_token_ids) for c in jumps)
 
 
 async def test_verified_jump_forward_repeats_plain_seeded_sampling(embedded, plain):
