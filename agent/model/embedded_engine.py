@@ -369,17 +369,11 @@ class BatchingEngine:
     def _resolve(self, row: _Row) -> None:
         now = time.perf_counter()
         text = row.text if row.text is not None else self._decode(row.token_ids)
-        timings = Timings(
-            queued_s=row.admitted_at - row.job.submitted_at,
-            prefill_s=row.prefill_s,
-            decode_s=now - row.first_token_at,
-            total_s=now - row.job.submitted_at,
-            forward_passes=row.passes,
-        )
-        result = GenerationResult(
-            row.token_ids, row.logprobs, text, row.finish_reason or "stop", timings, row.forced_positions,
-            row.narrowed_positions,
-        )
+        timings = Timings(queued_s=row.admitted_at - row.job.submitted_at, prefill_s=row.prefill_s,
+                          decode_s=now - row.first_token_at, total_s=now - row.job.submitted_at,
+                          forward_passes=row.passes)
+        result = GenerationResult(row.token_ids, row.logprobs, text, row.finish_reason or "stop", timings,
+                                  row.forced_positions, row.narrowed_positions)
         with contextlib.suppress(concurrent.futures.InvalidStateError):  # the caller gave up
             row.job.future.set_result(result)
 
