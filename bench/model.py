@@ -219,7 +219,7 @@ async def run_agent_calls(args: argparse.Namespace, model_dir: Path, bound: floa
         "prompt tokens": lambda r, b: f"{r.prompt_tokens}",
         "prefill share of wall (batch 1)": lambda r, b: f"{r.prefill_s / r.wall_s:.2f}" if b == 1 else "-",
         "forced share (appended unchecked)": lambda r, b: f"{r.forced / max(r.tokens, 1):.2f}",
-        "tokens per forward pass": lambda r, b: f"{r.tokens / r.forward_passes:.2f}" if r.forward_passes else "-",
+        "tokens per forward pass": lambda r, b: "-" if r.tokens_per_pass is None else f"{r.tokens_per_pass:.2f}",
         "outputs that parse": lambda r, b: f"{r.parsed_ok}/{len(r.completions)}",
         "effective ÷ bandwidth bound": lambda r, b: f"{r.tokens / r.wall_s / (b * bound):.2f}",
     }

@@ -72,9 +72,12 @@ class Replay:
         return sum(len(c.forced_positions) for c in self.completions)
 
     @property
-    def forward_passes(self) -> int:
-        """Passes that drew the calls' tokens (0 for a backend that does not count them: vLLM)."""
-        return sum(c.timings.forward_passes for c in self.completions)
+    def tokens_per_pass(self) -> float | None:
+        """Emitted tokens per forward pass over the calls whose passes were counted (not vLLM's, not a greedy
+        result reused from another call); None when none were."""
+        counted = [c for c in self.completions if c.timings.forward_passes]
+        passes = sum(c.timings.forward_passes for c in counted)
+        return sum(len(c.completion_token_ids) for c in counted) / passes if passes else None
 
     @property
     def prefill_s(self) -> float:
