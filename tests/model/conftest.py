@@ -53,7 +53,9 @@ def make_random_lora(model_dir: Path, out_dir: Path, seed: int, scale: float = 0
     from transformers import AutoModelForCausalLM
 
     base = AutoModelForCausalLM.from_pretrained(model_dir, dtype=torch.float32)
-    peft_model = get_peft_model(base, LoraConfig(r=8, lora_alpha=16, target_modules=["q_proj", "v_proj"]))
+    with torch.random.fork_rng():  # peft draws A from the global generator: the same adapter whatever ran before
+        torch.manual_seed(seed)
+        peft_model = get_peft_model(base, LoraConfig(r=8, lora_alpha=16, target_modules=["q_proj", "v_proj"]))
     generator = torch.Generator().manual_seed(seed)
     with torch.no_grad():
         for name, param in peft_model.named_parameters():
