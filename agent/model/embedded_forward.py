@@ -27,11 +27,15 @@ import torch
 import torch.nn.functional as F
 
 from .embedded_adapters import AdapterSet, RowGroups
-from .embedded_products import JointProduct, matmul_t
+from .embedded_products import JointProduct, RowPlan, matmul_t
 
 ForwardKind = Literal["lean", "transformers"]
 DEFAULT_FORWARD: ForwardKind = "lean"
 LEAN_TORCH_THREADS = 1  # torch's threads during a lean pass (LeanForward.__call__ says why)
+# Per-row GEMVs pay for more rows on a wide weight than a narrow one (embedded_products.py): gate/up (576 → 3072)
+# up to 6 rows, the vocabulary (576 → 49,152) up to 12, in blocks of 4,096 columns (9.4 MB).
+GATE_UP_PLAN = RowPlan(gemv_max_rows=6)
+VOCABULARY_PLAN = RowPlan(gemv_max_rows=12, block=4096)
 
 
 def supports(model: Any) -> bool:
@@ -156,7 +160,7 @@ class LeanForward:
         self._model = model.model
         # The vocabulary projection column-major too: 18.5-19.7 -> 10.6-12.1 ms at 3-8 rows. Its weight is the
         # input embedding's (tied), whose lookups then gather strided columns: a few ms per 400-token prefill.
-        self._head = JointProduct([_base(model.lm_head)])
+        self._head = JointProduct([_base(model.lm_head)], VOCABULARY_PLAN)
         self._heads = int(config.num_attention_heads)
         self._kv_heads = int(config.num_key_value_heads)
         self._head_dim = int(getattr(config, "head_dim", None) or config.hidden_size // config.num_attention_heads)
@@ -168,7 +172,7 @@ class LeanForward:
             (layer.input_layernorm, layer.post_attention_layernorm,
              JointProduct([_base(getattr(layer.self_attn, p)) for p in ("q_proj", "k_proj", "v_proj")]),
              JointProduct([_base(layer.self_attn.o_proj)]),
-             JointProduct([_base(getattr(layer.mlp, p)) for p in ("gate_proj", "up_proj")]),
+             JointProduct([_base(getattr(layer.mlp, p)) for p in ("gate_proj", "up_proj")], GATE_UP_PLAN),
              JointProduct([_base(layer.mlp.down_proj)]))
             for layer in self._model.layers
         ]

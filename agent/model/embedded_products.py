@@ -17,30 +17,43 @@ the layers out again from their current weights.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import torch
 
-# OpenBLAS's GEMM at 2–3 rows costs about twice its 1-row GEMV (it packs the weight first); one GEMV per
-# row reads a layer's weight from memory once and then from the L3 cache. Not for the vocabulary
-# projection, which outgrows the cache (each row would read it again). The 30 layers' products on the
-# column-major layout, Intel Xeon, ms, GEMM vs GEMV per row: 2 rows 39.5 vs 25.5, 3 rows 41.0 vs 32.1,
-# 4 rows 42.4 vs 37.8, 8 rows 42.5 vs 61.9 (1 row: 17.5 vs 16.6); measured again at 3-4 rows: 38-40 vs 34-35
-# and 37-44 vs 41-45, so 4 rows gain nothing within the machine's noise. The AMD CPU, row-major, chose 3.
-GEMV_MAX_ROWS = 3
-GEMV_MAX_WEIGHT_BYTES = 8 << 20
+# OpenBLAS's GEMM on a few rows packs the whole weight first, so it costs up to ~5× the 1-row GEMV; one GEMV
+# per row reads a weight from memory once and then from the cache. How many rows that pays for depends on the
+# weight's shape (`RowPlan`); the vocabulary projection (113 MB) outgrows the cache, so its per-row GEMVs run
+# over blocks of output columns that fit in it. docs/results/bench-row-plans/ has the measurements (AMD Zen 4);
+# the Intel Xeon's (2 rows 39.5 vs 25.5 ms for all 30 layers, 8 rows 42.5 vs 61.9) chose 3 rows for every layer.
 TRANSPOSE_BLOCK = 512  # weight rows per block when laying a weight out column-major
 
 
-def matmul_t(x: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
+@dataclass(frozen=True)
+class RowPlan:
+    """How a product of a given weight is computed: one GEMV per row up to `gemv_max_rows` rows (over blocks of
+    `block` output columns, if set), else one GEMM."""
+
+    gemv_max_rows: int = 3
+    block: int | None = None
+
+
+DEFAULT_PLAN = RowPlan()
+
+
+def matmul_t(x: torch.Tensor, weight: torch.Tensor, plan: RowPlan = DEFAULT_PLAN) -> torch.Tensor:
     """x @ weight.T (a linear layer without bias) in OpenBLAS; no copy of the weight, whatever its layout."""
     rows = x.reshape(-1, x.shape[-1]).contiguous().numpy()
     w = weight.detach().numpy()
-    if 1 < len(rows) <= GEMV_MAX_ROWS and w.nbytes <= GEMV_MAX_WEIGHT_BYTES:
+    if 1 < len(rows) <= plan.gemv_max_rows:
         out = np.empty((len(rows), w.shape[0]), dtype=w.dtype)
-        for row, target in zip(rows, out, strict=True):
-            np.matmul(w, row, out=target)
+        block = plan.block or w.shape[0]
+        for first in range(0, w.shape[0], block):  # a block's later rows read it from the cache
+            part = w[first : first + block]
+            for row, target in zip(rows, out, strict=True):
+                np.matmul(part, row, out=target[first : first + block])
     else:
         out = np.matmul(rows, w.T)
     return torch.from_numpy(out).view(*x.shape[:-1], weight.shape[0])
@@ -50,8 +63,9 @@ class JointProduct:
     """The linear layers `linears` (no bias, one input size) as column blocks of one column-major matrix,
     computed in one product."""
 
-    def __init__(self, linears: list[Any]) -> None:
+    def __init__(self, linears: list[Any], plan: RowPlan = DEFAULT_PLAN) -> None:
         self._linears = linears
+        self._plan = plan
         self._matrix = torch.empty(0)
         self._views: list[torch.Tensor] = []
         self._pointers: list[int] = []
@@ -88,7 +102,7 @@ class JointProduct:
 
     def __call__(self, x: torch.Tensor) -> torch.Tensor:
         """The layers' outputs side by side [..., Σ out], in their order."""
-        return matmul_t(x, self.weight())
+        return matmul_t(x, self.weight(), self._plan)
 
     def split(self, out: torch.Tensor) -> list[torch.Tensor]:
         """Each layer's output: views into `out`."""

@@ -53,3 +53,16 @@ def test_matmul_t_reads_either_layout():
     x = torch.randn(4, 16)
     for weight in (w, w.t().contiguous().t()):
         assert torch.allclose(matmul_t(x, weight), x @ w.T, atol=1e-5)
+
+
+def test_a_row_plan_computes_the_same_product_by_rows_and_blocks():
+    from deepresearch.agent.model.embedded_products import RowPlan
+
+    w = torch.randn(37, 16)
+    column_major = w.t().contiguous().t()
+    plan = RowPlan(gemv_max_rows=5, block=8)  # 37 outputs: four whole blocks of 8 and one of 5
+    for rows in (1, 2, 5, 6):  # one GEMV, GEMVs per row and block, one GEMM past the plan's rows
+        x = torch.randn(rows, 16)
+        assert torch.allclose(matmul_t(x, column_major, plan), x @ w.T, atol=1e-5)
+        joint = JointProduct([torch.nn.Linear(16, 37, bias=False).requires_grad_(False)], plan)
+        assert torch.allclose(joint(x), x @ joint.weight().T, atol=1e-5)
