@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import torch
-from deepresearch.agent.model.embedded_products import JointProduct, matmul_t
+from deepresearch.agent.model.embedded_products import JointProduct, RowPlan, matmul_t
 from torch import nn
 
 
@@ -56,8 +56,6 @@ def test_matmul_t_reads_either_layout():
 
 
 def test_a_row_plan_computes_the_same_product_by_rows_and_blocks():
-    from deepresearch.agent.model.embedded_products import RowPlan
-
     w = torch.randn(37, 16)
     column_major = w.t().contiguous().t()
     plan = RowPlan(gemv_max_rows=5, block=8)  # 37 outputs: four whole blocks of 8 and one of 5
