@@ -33,8 +33,8 @@ OLD_VOCABULARY = RowPlan(gemv_max_rows=1)  # before: no per-row GEMV for the 113
 def set_plans(model: EmbeddedChatModel, new: bool) -> None:
     lean = model._engine.forward.lean
     lean._head._plan = VOCABULARY_PLAN if new else OLD_VOCABULARY
-    for layer in lean._layers:
-        layer[4]._plan = GATE_UP_PLAN if new else DEFAULT_PLAN
+    for _norm1, _norm2, _qkv, _o, gate_up, _down in lean._layers:
+        gate_up._plan = GATE_UP_PLAN if new else DEFAULT_PLAN
 
 
 async def main(order: list[str]) -> None:
