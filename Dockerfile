@@ -19,11 +19,12 @@ ENV PIP_NO_CACHE_DIR=1 \
     ANONYMIZED_TELEMETRY=False \
     VLLM_ALLOW_RUNTIME_LORA_UPDATING=True
 
-# Chromium for the browser tool; bubblewrap and Debian's Python libraries for the code sandbox.
+# Chromium for the browser tool; bubblewrap and Debian's Python libraries for the code sandbox; a C compiler
+# for the embedded engine's GGUF products kernel (built on first use, for the CPU it runs on).
 RUN apt-get update \
     && apt-get install -y --no-install-recommends \
         chromium bubblewrap python3 python3-numpy python3-pandas python3-matplotlib \
-        util-linux ca-certificates tini \
+        util-linux ca-certificates tini gcc libc6-dev \
     && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /opt/deepresearch

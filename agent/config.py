@@ -50,6 +50,11 @@ class ModelSettings(BaseModel):
         "lean", description="embedded engine: lean = the Llama forward with numpy's OpenBLAS matrix products "
         "(~2x faster decoding on CPUs where torch's MKL is slow); transformers = the library's own forward"
     )
+    gguf_products: bool = Field(
+        True, description="embedded engine: the lean forward's products of up to 8 rows read the packaged GGUF's "
+        "4-bit blocks, the same weights in a sixth of the bytes (a kernel compiled once with the system's C compiler; "
+        "without one, fp32)"
+    )
     request_timeout_s: float = Field(600.0, gt=0)
     max_retries: int = Field(4, ge=0, le=20)
     temperature: float = Field(0.0, ge=0.0, le=5.0, description="sampling temperature for answering runs")

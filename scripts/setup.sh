@@ -19,8 +19,9 @@ say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
 SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 
 # 1. System packages: Chromium for the browser tool, bubblewrap + Debian's Python libraries for the
-#    code sandbox, python3-venv for the virtualenv.
-APT_PKGS="chromium bubblewrap python3-venv python3-numpy python3-pandas python3-matplotlib util-linux"
+#    code sandbox, python3-venv for the virtualenv, a C compiler for the embedded engine's GGUF products kernel
+#    (agent/model/gguf_products.c, built on first use; without it the engine multiplies in fp32, slower).
+APT_PKGS="chromium bubblewrap python3-venv python3-numpy python3-pandas python3-matplotlib util-linux gcc libc6-dev"
 missing=""
 for p in $APT_PKGS; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
 if [ -n "$missing" ]; then

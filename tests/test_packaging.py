@@ -66,3 +66,21 @@ def test_every_source_folder_is_an_installed_package():
                 continue
             name = ".".join([package, *rel.parts])
             assert name in listed, f"{path.relative_to(ROOT)}: package {name} is not in pyproject's packages"
+
+
+def test_every_data_file_in_a_source_folder_is_shipped():
+    # A file the code reads at run time (prompts, the GGUF products kernel's C source, the demo data) is in a
+    # non-editable install only if pyproject's package-data names it.
+    import fnmatch
+    import tomllib
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    data, dirs = config["package-data"], config["package-dir"]
+    for package, folder in dirs.items():
+        for path in (ROOT / folder).rglob("*"):
+            rel = path.relative_to(ROOT / folder)
+            if not path.is_file() or path.suffix in (".py", ".pyc") or "__pycache__" in rel.parts:
+                continue
+            owner = ".".join([package, *rel.parent.parts])
+            assert any(fnmatch.fnmatch(path.name, pattern) for pattern in data.get(owner, [])), \
+                f"{path.relative_to(ROOT)}: not in pyproject's package-data for {owner}"

@@ -91,6 +91,7 @@ class EmbeddedChatModel(ChatModel):
         store_dir: Path | None = None,
         prompt_cache_tokens: int = PROMPT_CACHE_TOKENS,
         reuse_greedy: bool = False,
+        gguf_products: bool = True,
     ) -> EmbeddedChatModel:
         """Load fp32 weights and tokenizer from a safetensors directory. `jump_forward`: how text a JSON
         grammar forces skips forward passes ("verified", "forced" or "off"; see embedded_jump.py);
@@ -98,6 +99,7 @@ class EmbeddedChatModel(ChatModel):
         longest shared prefix, embedded_prefix.py), `prompt_cache_tokens` of the latter at most (0: none);
         `reuse_greedy`: an identical greedy request waits for or takes the result of an earlier one
         (embedded_reuse.py); `forward`: "lean" (OpenBLAS products, embedded_forward.py) or "transformers";
+        `gguf_products`: the lean forward's products of a few rows read the packaged GGUF's blocks (embedded_gguf.py);
         `store_dir`: a directory where what this process computes once is kept for the next: the base model's prefixes
         (embedded_prefix.py) and compiled grammars (embedded_grammar_store.py)."""
         started = time.perf_counter()
@@ -117,6 +119,10 @@ class EmbeddedChatModel(ChatModel):
         # Not transformers' model class: its import alone is ~3 s of each start (embedded_llama.py). An
         # adapter or `forward="transformers"` builds it later, on the same weights.
         model = LlamaWeights.load(model_dir)
+        if gguf_products and forward == "lean":
+            from .embedded_gguf import packaged_blocks
+
+            model.gguf_blocks = packaged_blocks(model_dir, model.config, threads)
         prefix_store = grammar_store = None
         if store_dir is not None:
             from .embedded_grammar_store import GRAMMAR_STORE_DIR_NAME, GrammarStore

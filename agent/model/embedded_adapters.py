@@ -55,6 +55,11 @@ class AdapterSet:
             self._base = self.weights.transformers()
         return self._base
 
+    @property
+    def merged(self) -> str | None:
+        """The adapter currently added into the base weights, if any."""
+        return self._merged
+
     def names(self) -> list[str]:
         return sorted(self._paths)
 

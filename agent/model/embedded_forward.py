@@ -21,13 +21,20 @@ columns fed now (0 = padding or a hole), per-row positions, and a cache whose la
 
 from __future__ import annotations
 
-from typing import Any, Literal
+import logging
+from typing import TYPE_CHECKING, Any, Literal
 
 import torch
 import torch.nn.functional as F
 
 from .embedded_adapters import AdapterSet, RowGroups
+from .embedded_gguf import matches
 from .embedded_products import JointProduct, RowPlan, matmul_t
+
+if TYPE_CHECKING:
+    from .embedded_gguf import GGUFBlocks
+
+log = logging.getLogger(__name__)
 
 ForwardKind = Literal["lean", "transformers"]
 DEFAULT_FORWARD: ForwardKind = "lean"
@@ -176,9 +183,27 @@ class LeanForward:
              JointProduct([_base(layer.mlp.down_proj)]))
             for layer in self._model.layers
         ]
+        self.blocks = self._attach_blocks(getattr(model, "gguf_blocks", None))
+
+    def _attach_blocks(self, blocks: GGUFBlocks | None) -> bool:
+        """Let the products of few rows read the GGUF's blocks (embedded_gguf.py), if they hold exactly the
+        weights loaded here; whether they do."""
+        if blocks is None:
+            return False
+        pairs = [(self._head, blocks.head)]
+        for (_, _, qkv, o_proj, gate_up, down), layer in zip(self._layers, blocks.layers, strict=True):
+            pairs += [(qkv, layer.qkv), (o_proj, layer.o_proj), (gate_up, layer.gate_up), (down, layer.down)]
+        if not all(matches(block, product.weight()) for product, block in pairs):
+            log.warning("the GGUF's blocks in %s are not the loaded weights: products stay fp32", blocks.source)
+            return False
+        for product, block in pairs:
+            product.blocks = block
+        return True
 
     def __call__(self, input_ids: torch.Tensor, mask: torch.Tensor, positions: torch.Tensor, cache: Any,
-                 keep: int = 1, lora: RowGroups | None = None) -> torch.Tensor:
+                 keep: int = 1, lora: RowGroups | None = None, file_weights: bool = True) -> torch.Tensor:
+        """`file_weights`: the weights are still the file's (no adapter merged into them), so products of a few
+        rows may read the GGUF's blocks."""
         # torch's own ops here (norms, RoPE, SiLU, adds, attention) on one thread: with two, each op wakes the
         # sleeping OpenMP thread (OMP_WAIT_POLICY=PASSIVE), which on the AMD CPU cost more than it gained: at 240
         # tokens RMSNorm 499 against 124 µs on one, RoPE 625 against 160, attention 1.36 against 2.08 ms (a
@@ -188,12 +213,12 @@ class LeanForward:
         threads = torch.get_num_threads()
         torch.set_num_threads(LEAN_TORCH_THREADS)
         try:
-            return self._forward(input_ids, mask, positions, cache, keep, lora)
+            return self._forward(input_ids, mask, positions, cache, keep, lora, file_weights and self.blocks)
         finally:
             torch.set_num_threads(threads)
 
     def _forward(self, input_ids: torch.Tensor, mask: torch.Tensor, positions: torch.Tensor, cache: Any,
-                 keep: int, lora: RowGroups | None) -> torch.Tensor:
+                 keep: int, lora: RowGroups | None, blocks: bool) -> torch.Tensor:
         rows, fed = input_ids.shape
         heads, kv_heads, dim = self._heads, self._kv_heads, self._head_dim
         # The fed columns that are tokens. A ragged step (one row drafting 30 tokens beside rows feeding 1)
@@ -212,7 +237,7 @@ class LeanForward:
         row_lora = RowLora(lora, tokens.rows_of_tokens()) if lora else None
 
         def project(h: torch.Tensor, product: JointProduct, index: int, *names: str) -> torch.Tensor:
-            out = product(h)
+            out = product(h, blocks)
             if row_lora:
                 for part, name in zip(product.split(out), names, strict=True):
                     row_lora.add(part, h, index, name)
@@ -235,10 +260,10 @@ class LeanForward:
         # zeroing [rows, keep, vocab] (47 MB at 8 rows × 30 drafted columns, new pages every step) cost ~2 s
         # of a batch-8 replay of the agent workload.
         if tokens.dense:
-            return self._head(_rms_norm(x.view(rows, fed, -1)[:, fed - keep :], self._model.norm))
+            return self._head(_rms_norm(x.view(rows, fed, -1)[:, fed - keep :], self._model.norm), blocks)
         last = tokens.real.clone()
         last[:, : fed - keep] = False
-        logits = self._head(_rms_norm(x.index_select(0, tokens.slot[last.reshape(-1)]), self._model.norm))
+        logits = self._head(_rms_norm(x.index_select(0, tokens.slot[last.reshape(-1)]), self._model.norm), blocks)
         out = logits.new_empty((rows, keep, logits.shape[-1]))
         kept = last[:, fed - keep :].reshape(-1).nonzero().squeeze(1)
         out.view(rows * keep, -1).index_copy_(0, kept, logits)  # row copies: 1.5× a boolean-mask assignment
@@ -286,7 +311,7 @@ class ModelForward:
         if self.lean is not None:
             computable, lora = self._adapters.lean_rows(row_adapters)
             if computable:
-                return self.lean(input_ids, mask, positions, cache, keep, lora)
+                return self.lean(input_ids, mask, positions, cache, keep, lora, self._adapters.merged is None)
         extra = self._adapters.prepare(row_adapters)
         return self._adapters.model(
             input_ids=input_ids, attention_mask=mask, position_ids=positions, past_key_values=cache,

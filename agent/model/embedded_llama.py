@@ -16,13 +16,16 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 
 from .base import ModelError
+
+if TYPE_CHECKING:
+    from .embedded_gguf import GGUFBlocks
 
 
 @dataclass(frozen=True)
@@ -144,6 +147,7 @@ class LlamaWeights(nn.Module):
         self.model_dir = Path(model_dir)
         self.model = LlamaBody(config)
         self.lm_head = Linear(config.hidden_size, config.vocab_size)
+        self.gguf_blocks: GGUFBlocks | None = None  # the same weights as the GGUF's blocks (embedded_gguf.py)
         self._transformers: nn.Module | None = None
 
     @classmethod

@@ -18,10 +18,13 @@ the layers out again from their current weights.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
+
+if TYPE_CHECKING:
+    from .embedded_gguf import BlockProduct
 
 # OpenBLAS's GEMM on a few rows packs the whole weight first, so it costs up to ~5× the 1-row GEMV; one GEMV
 # per row reads a weight from memory once and then from the cache. How many rows that pays for depends on the
@@ -66,6 +69,7 @@ class JointProduct:
     def __init__(self, linears: list[Any], plan: RowPlan = DEFAULT_PLAN) -> None:
         self._linears = linears
         self._plan = plan
+        self.blocks: BlockProduct | None = None  # the same weights as GGUF blocks, for products of a few rows
         self._matrix = torch.empty(0)
         self._views: list[torch.Tensor] = []
         self._pointers: list[int] = []
@@ -100,8 +104,13 @@ class JointProduct:
             self._lay_out()
         return self._matrix.t()
 
-    def __call__(self, x: torch.Tensor) -> torch.Tensor:
-        """The layers' outputs side by side [..., Σ out], in their order."""
+    def __call__(self, x: torch.Tensor, blocks: bool = False) -> torch.Tensor:
+        """The layers' outputs side by side [..., Σ out], in their order; on the GGUF blocks when `blocks` (the
+        caller knows the weights are still the file's: no adapter merged in) and the product has few rows."""
+        if blocks and self.blocks is not None:
+            rows = x.reshape(-1, x.shape[-1])
+            if len(rows) <= self.blocks.max_rows:
+                return torch.from_numpy(self.blocks(rows.contiguous().numpy())).view(*x.shape[:-1], -1)
         return matmul_t(x, self.weight(), self._plan)
 
     def split(self, out: torch.Tensor) -> list[torch.Tensor]:

@@ -45,6 +45,20 @@ def check_model(s: Settings) -> Check:
     return "ok", f"embedded {s.model.name} ({gguf.name}, {state})", ""
 
 
+def check_kernel(s: Settings) -> Check:
+    """The embedded engine's GGUF products kernel: built here (once) or why not."""
+    if s.model.backend != "embedded" or not s.model.gguf_products:
+        return "ok", "GGUF products kernel not used (model.backend is not embedded or model.gguf_products is off)", ""
+    from deepresearch.agent.model.embedded_gguf import KERNEL_DIR_NAME, KernelError, build_kernel
+
+    try:
+        build_kernel(s.cache_dir / "models" / EMBEDDED_MODEL_NAME / KERNEL_DIR_NAME)
+    except KernelError as exc:
+        return "warn", f"GGUF products kernel unavailable ({exc}): the embedded model decodes in fp32, slower", \
+            "install a C compiler (apt-get install gcc libc6-dev) or point CC at one"
+    return "ok", "GGUF products kernel built: the embedded model decodes on its 4-bit weights", ""
+
+
 def check_server(s: Settings) -> Check:
     import httpx
 
@@ -149,6 +163,7 @@ def check_quality(s: Settings) -> Check:
 
 CHECKS: list[tuple[str, Callable[[Settings], Check]]] = [
     ("model", check_model),
+    ("kernel", check_kernel),
     ("quality", check_quality),
     ("search", check_search),
     ("chromium", check_chromium),
@@ -161,7 +176,7 @@ CHECKS: list[tuple[str, Callable[[Settings], Check]]] = [
 
 
 def doctor() -> None:
-    """Check the model (and its quality tier), search backends, Chromium, bubblewrap, embeddings, data, vLLM."""
+    """Check the model (its kernel and quality tier), search backends, Chromium, bubblewrap, embeddings, data, vLLM."""
     s = get_settings()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     failed = 0

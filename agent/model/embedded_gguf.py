@@ -1,0 +1,261 @@
+"""Matrix products on the packaged GGUF's own quantised blocks, for the lean forward's steps of a few rows.
+
+Why: a decode step of a few rows is bound by reading the weights, and the fp32 weights the engine converts
+the GGUF to are 538 MB a pass; the file's own blocks (4-bit Q4_1 for the layers, 8-bit Q8_0 for the tied
+vocabulary) are 96 MB. `gguf_products.c` multiplies by the blocks directly, forming each weight exactly as
+the fp32 conversion did (the same numbers: the products differ from OpenBLAS's only by the order of the
+sums). Steps of more rows (prefills, long drafts) are bound by arithmetic and stay on OpenBLAS's fp32 GEMM.
+
+The kernel is compiled once per machine with the system's C compiler (`cc -O3 -march=native`) into a
+directory beside the converted weights; with no compiler, or weights that are not the GGUF's, the engine
+says why once and uses the fp32 products. The blocks are the memory-mapped file's bytes: nothing is copied.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import logging
+import os
+import platform
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+
+from .embedded_gguf_file import read_tensors
+
+log = logging.getLogger(__name__)
+
+KERNEL_SOURCE = Path(__file__).with_name("gguf_products.c")
+KERNEL_DIR_NAME = "kernels"
+BlockKind = Literal["q4_1", "q8_0"]
+BLOCK_BYTES: dict[BlockKind, int] = {"q4_1": 20, "q8_0": 34}  # per 32 weights
+# A product of up to this many rows uses the blocks: the 30 layers' products on this Zen 4, on two threads
+# against OpenBLAS's fp32 on two: 8.9 / 15.1 / 22.0 / 43.1 ms at 1 / 4 / 8 / 24 rows against 20.0 / 30.7 /
+# 38.8 / 59.4 (docs/results/bench-gguf-products/). Longer steps are bound by arithmetic, where OpenBLAS's GEMM
+# is faster.
+GGUF_MAX_ROWS = 24
+VERIFIED_ROWS = 16  # rows of each weight compared with the fp32 weights at load
+
+
+class KernelError(RuntimeError):
+    """The products kernel cannot be built or loaded here."""
+
+
+def build_kernel(directory: Path, flags: tuple[str, ...] = ()) -> ctypes.CDLL:
+    """The compiled kernel, built into `directory` on first use (keyed by source, compiler, CPU and `flags`,
+    extra compiler options: the tests build the portable path with `-mno-avx512f`)."""
+    compiler = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
+    if not compiler:
+        raise KernelError("no C compiler (cc) found")
+    source = KERNEL_SOURCE.read_bytes()
+    try:
+        version = subprocess.run([compiler, "--version"], capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise KernelError(f"cannot run {compiler}: {exc}") from exc
+    identity = "\n".join([version, _cpu_identity(), *flags])
+    digest = hashlib.sha256(source + identity.encode()).hexdigest()[:16]
+    path = Path(directory) / f"gguf_products-{digest}.so"
+    if not path.is_file():
+        try:
+            _compile(compiler, flags, path)
+        except OSError as exc:  # the directory: not writable, disk full
+            raise KernelError(f"cannot build the kernel in {directory}: {exc}") from exc
+    try:
+        kernel = ctypes.CDLL(str(path))
+    except OSError as exc:
+        raise KernelError(f"cannot load {path}: {exc}") from exc
+    pointer, size = ctypes.c_void_p, ctypes.c_int
+    for name in ("q4_1_products", "q8_0_products"):
+        function = getattr(kernel, name)
+        function.argtypes = [pointer, size, size, pointer, pointer, pointer, size, size, size]
+        function.restype = None
+    kernel.gguf_set_threads.argtypes = [size]
+    kernel.gguf_set_threads.restype = size
+    return kernel
+
+
+def _compile(compiler: str, flags: tuple[str, ...], path: Path) -> None:
+    """Build the kernel into `path` (in a temporary file renamed into place: a half-written library is never
+    loaded)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=path.parent) as tmp:
+        built = Path(tmp) / path.name
+        command = [compiler, "-O3", "-march=native", *flags, "-shared", "-fPIC", "-pthread", "-o", str(built),
+                   str(KERNEL_SOURCE)]
+        try:
+            done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+        except subprocess.SubprocessError as exc:
+            raise KernelError(f"{compiler} failed: {exc}") from exc
+        if done.returncode != 0:
+            said = (done.stderr or done.stdout).strip().splitlines()
+            raise KernelError(f"{compiler} failed: {said[0] if said else f'exit status {done.returncode}'}")
+        os.replace(built, path)
+
+
+def _cpu_identity() -> str:
+    """What `-march=native` compiles for: the CPU's flags (Linux), else the platform's name."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("flags"):
+                return line
+    except OSError:
+        pass
+    return f"{platform.machine()} {platform.processor()}"
+
+
+@dataclass(frozen=True)
+class BlockTensor:
+    """One GGUF tensor's blocks: `data` [tensor rows, bytes a row] (the file's bytes), `rows` the tensor row
+    of each output column (None: in order)."""
+
+    kind: BlockKind
+    data: np.ndarray
+    columns: int
+    rows: np.ndarray | None = None
+
+    @property
+    def outputs(self) -> int:
+        return len(self.data) if self.rows is None else len(self.rows)
+
+    def dequantize(self, outputs: np.ndarray) -> np.ndarray:
+        """The fp32 weights of the given output columns [len(outputs), columns], as the GGUF's fp32 conversion
+        forms them (for checking the loaded weights)."""
+        index = outputs if self.rows is None else self.rows[outputs]
+        blocks = self.data[index].reshape(len(index), -1, BLOCK_BYTES[self.kind])
+        d = blocks[:, :, :2].copy().view(np.float16).astype(np.float32)
+        if self.kind == "q8_0":
+            return (blocks[:, :, 2:].view(np.int8).astype(np.float32) * d).reshape(len(index), -1)
+        m = blocks[:, :, 2:4].copy().view(np.float16).astype(np.float32)
+        q = blocks[:, :, 4:]
+        nibbles = np.concatenate([q & 15, q >> 4], axis=2).astype(np.float32)
+        return (d * nibbles + m).reshape(len(index), -1)
+
+
+class BlockProduct:
+    """x @ Wᵀ for W the output columns of `parts` side by side (q, k, v as one product), on the blocks."""
+
+    def __init__(self, parts: list[BlockTensor], kernel: ctypes.CDLL) -> None:
+        columns = {part.columns for part in parts}
+        if len(columns) != 1 or next(iter(columns)) % 32:
+            raise ValueError("a block product's parts need one input size, a multiple of 32")
+        self.parts = parts
+        self.columns = columns.pop()
+        self.outputs = sum(part.outputs for part in parts)
+        self.max_rows = GGUF_MAX_ROWS
+        self._calls = [(getattr(kernel, f"{part.kind}_products"), part.data.ctypes.data,
+                        None if part.rows is None else part.rows.ctypes.data, part.outputs) for part in parts]
+
+    def __call__(self, x: np.ndarray) -> np.ndarray:
+        """x [rows, columns] float32 → [rows, outputs]."""
+        if x.ndim != 2 or x.shape[1] != self.columns or x.dtype != np.float32:
+            raise ValueError(f"a block product takes float32 [rows, {self.columns}], not {x.dtype} {x.shape}")
+        x = np.ascontiguousarray(x)  # the kernel reads raw memory: shape and type are checked above
+        rows = len(x)
+        out = np.empty((rows, self.outputs), dtype=np.float32)
+        start = 0
+        for function, data, order, count in self._calls:
+            function(x.ctypes.data, rows, self.columns, data, order, out[:, start:].ctypes.data, self.outputs,
+                     0, count)
+            start += count
+        return out
+
+    def dequantize(self, outputs: np.ndarray) -> np.ndarray:
+        """The fp32 weights of the given output columns of the joint product."""
+        pieces, start = [], 0
+        for part in self.parts:
+            mine = outputs[(outputs >= start) & (outputs < start + part.outputs)]
+            pieces.append(part.dequantize(mine - start))
+            start += part.outputs
+        return np.concatenate(pieces)
+
+
+@dataclass
+class GGUFLayer:
+    qkv: BlockProduct
+    o_proj: BlockProduct
+    gate_up: BlockProduct
+    down: BlockProduct
+
+
+@dataclass
+class GGUFBlocks:
+    """The products of a GGUF Llama model's layers and vocabulary, in transformers' output order."""
+
+    layers: list[GGUFLayer]
+    head: BlockProduct
+    source: Path
+
+
+def load_gguf_blocks(gguf_path: Path, config: Any, kernel_dir: Path, threads: int = 1) -> GGUFBlocks:
+    """The block products of `gguf_path`, a Llama model in Q4_1 / Q8_0 (KernelError when that is not what it
+    holds or the kernel cannot be built), computed on `threads` threads (1 or 2). q and k rows are put back in
+    transformers' order: llama.cpp's converter interleaves each head's two rotary halves."""
+    kernel = build_kernel(kernel_dir)
+    kernel.gguf_set_threads(threads)
+    try:
+        tensors = read_tensors(Path(gguf_path))
+    except (OSError, ValueError) as exc:
+        raise KernelError(f"cannot read {gguf_path}: {exc}") from exc
+    heads, kv_heads = int(config.num_attention_heads), int(config.num_key_value_heads)
+
+    def part(name: str, rows: np.ndarray | None = None) -> BlockTensor:
+        tensor = tensors.get(name)
+        if tensor is None:
+            raise KernelError(f"{gguf_path.name} has no tensor {name}")
+        if tensor.kind not in BLOCK_BYTES:
+            raise KernelError(f"{name} is {tensor.kind}; the kernel reads q4_1 and q8_0")
+        return BlockTensor(tensor.kind, tensor.data, tensor.shape[0], rows)  # type: ignore[arg-type]
+
+    def unpermuted(name: str, head_count: int) -> BlockTensor:
+        rows = len(tensors[name].data) if name in tensors else 0
+        return part(name, _rotary_order(rows, head_count))
+
+    layers = [
+        GGUFLayer(
+            qkv=BlockProduct([unpermuted(f"blk.{i}.attn_q.weight", heads),
+                              unpermuted(f"blk.{i}.attn_k.weight", kv_heads), part(f"blk.{i}.attn_v.weight")], kernel),
+            o_proj=BlockProduct([part(f"blk.{i}.attn_output.weight")], kernel),
+            gate_up=BlockProduct([part(f"blk.{i}.ffn_gate.weight"), part(f"blk.{i}.ffn_up.weight")], kernel),
+            down=BlockProduct([part(f"blk.{i}.ffn_down.weight")], kernel),
+        )
+        for i in range(int(config.num_hidden_layers))
+    ]
+    head_name = "output.weight" if "output.weight" in tensors else "token_embd.weight"  # tied when absent
+    return GGUFBlocks(layers, BlockProduct([part(head_name)], kernel), Path(gguf_path))
+
+
+def _rotary_order(rows: int, heads: int) -> np.ndarray:
+    """The GGUF row holding each transformers row of a q or k projection (the inverse of llama.cpp's
+    per-head interleave of the two rotary halves)."""
+    half = rows // heads // 2
+    return np.arange(rows, dtype=np.int32).reshape(heads, half, 2).swapaxes(1, 2).reshape(rows).copy()
+
+
+def matches(product: BlockProduct, weight: Any, samples: int = VERIFIED_ROWS) -> bool:
+    """Whether the blocks hold exactly `weight` ([outputs, columns], torch or numpy) on evenly spaced rows."""
+    array = weight.detach().numpy() if hasattr(weight, "detach") else np.asarray(weight)
+    if array.shape != (product.outputs, product.columns):
+        return False
+    outputs = np.unique(np.linspace(0, product.outputs - 1, samples).astype(np.int64))
+    return bool(np.array_equal(product.dequantize(outputs), array[outputs]))
+
+
+def packaged_blocks(model_dir: Path, config: Any, threads: int = 1) -> GGUFBlocks | None:
+    """The block products for a model converted from the packaged GGUF (embedded_weights.py), the kernel built
+    beside it; None, with the reason logged, where they cannot be had (products then stay fp32)."""
+    from .base import ModelError
+    from .embedded_weights import find_gguf, is_converted
+
+    if not is_converted(Path(model_dir)):
+        return None
+    try:
+        return load_gguf_blocks(find_gguf(), config, Path(model_dir) / KERNEL_DIR_NAME, threads)
+    except (KernelError, ModelError, OSError) as exc:
+        log.warning("matrix products of few rows stay fp32: %s", exc)
+        return None
