@@ -175,6 +175,17 @@ async def record(limit: int, out: Path) -> None:
           f"data dir {data_dir}", file=sys.stderr)
 
 
+def parse_engine(name: str) -> tuple[str, str, str, bool]:
+    """A column name back to its engine: "off-transformers" → (off, on, transformers, GGUF products)."""
+    mode, *flags = name.split("-")
+    unknown = set(flags) - {"noprefix", "sysprefix", "transformers", "fp32"}
+    if mode not in ("off", "forced", "verified") or unknown or {"noprefix", "sysprefix"} <= set(flags):
+        raise SystemExit(f"bench/model.py: unknown engine {name!r} (e.g. verified, off-transformers, forced-noprefix, "
+                         "verified-sysprefix, verified-fp32)")
+    prefix = "off" if "noprefix" in flags else "system" if "sysprefix" in flags else "on"
+    return mode, prefix, "transformers" if "transformers" in flags else "lean", "fp32" not in flags
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
