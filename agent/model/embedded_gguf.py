@@ -20,13 +20,13 @@ import os
 import platform
 import shutil
 import subprocess
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
 
+from .disk_store import keep_newest, replace_atomically
 from .embedded_gguf_file import read_tensors
 
 log = logging.getLogger(__name__)
@@ -41,6 +41,7 @@ BLOCK_BYTES: dict[BlockKind, int] = {"q4_1": 20, "q8_0": 34}  # per 32 weights
 # is faster.
 GGUF_MAX_ROWS = 24
 VERIFIED_ROWS = 16  # rows of each weight compared with the fp32 weights at load
+KEPT_BUILDS = 4  # kernel builds kept (a new source, compiler or CPU makes a new one; ~30 KB each)
 
 
 class KernelError(RuntimeError):
@@ -81,12 +82,10 @@ def build_kernel(directory: Path, flags: tuple[str, ...] = ()) -> ctypes.CDLL:
 
 
 def _compile(compiler: str, flags: tuple[str, ...], path: Path) -> None:
-    """Build the kernel into `path` (in a temporary file renamed into place: a half-written library is never
-    loaded)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=path.parent) as tmp:
-        built = Path(tmp) / path.name
-        command = [compiler, "-O3", "-march=native", *flags, "-shared", "-fPIC", "-pthread", "-o", str(built),
+    """Build the kernel into `path`, whole or not at all; older builds beyond a few are deleted."""
+
+    def build(target: str) -> None:
+        command = [compiler, "-O3", "-march=native", *flags, "-shared", "-fPIC", "-pthread", "-o", target,
                    str(KERNEL_SOURCE)]
         try:
             done = subprocess.run(command, capture_output=True, text=True, timeout=120)
@@ -95,7 +94,9 @@ def _compile(compiler: str, flags: tuple[str, ...], path: Path) -> None:
         if done.returncode != 0:
             said = (done.stderr or done.stdout).strip().splitlines()
             raise KernelError(f"{compiler} failed: {said[0] if said else f'exit status {done.returncode}'}")
-        os.replace(built, path)
+
+    replace_atomically(path, build)
+    keep_newest(path.parent, "gguf_products-*.so", KEPT_BUILDS)
 
 
 def _cpu_identity() -> str:

@@ -199,6 +199,20 @@ def test_a_kernel_directory_that_cannot_be_written_is_a_kernel_error(tmp_path: P
         build_kernel(blocker / "kernels")  # under a file: no directory can be made there
 
 
+def test_a_build_is_kept_for_the_next_process_and_old_builds_are_pruned(tmp_path: Path):
+    from deepresearch.agent.model.embedded_gguf import KEPT_BUILDS
+
+    build_kernel(tmp_path)
+    first = sorted(tmp_path.glob("gguf_products-*.so"))
+    build_kernel(tmp_path)  # the same source, compiler and CPU: loaded, not built again
+    assert sorted(tmp_path.glob("gguf_products-*.so")) == first and len(first) == 1
+    for chunks in range(2, 2 + KEPT_BUILDS):  # other builds (here: other compiler options)
+        build_kernel(tmp_path, (f"-DCHUNKS={chunks}",))
+    kept = list(tmp_path.glob("gguf_products-*.so"))
+    assert len(kept) == KEPT_BUILDS and first[0] not in kept  # the oldest went first
+    assert not list(tmp_path.glob("*.tmp"))
+
+
 def test_a_model_not_converted_from_the_packaged_gguf_gets_no_blocks(tmp_path: Path):
     assert packaged_blocks(tmp_path, object()) is None
 
