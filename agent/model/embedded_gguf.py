@@ -20,7 +20,7 @@ import os
 import platform
 import shutil
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -205,17 +205,17 @@ def load_gguf_blocks(gguf_path: Path, config: Any, kernel_dir: Path, threads: in
         raise KernelError(f"cannot read {gguf_path}: {exc}") from exc
     heads, kv_heads = int(config.num_attention_heads), int(config.num_key_value_heads)
 
-    def part(name: str, rows: np.ndarray | None = None) -> BlockTensor:
+    def part(name: str) -> BlockTensor:
         tensor = tensors.get(name)
         if tensor is None:
             raise KernelError(f"{gguf_path.name} has no tensor {name}")
-        if tensor.kind not in BLOCK_BYTES:
-            raise KernelError(f"{name} is {tensor.kind}; the kernel reads q4_1 and q8_0")
-        return BlockTensor(tensor.kind, tensor.data, tensor.shape[0], rows)  # type: ignore[arg-type]
+        if tensor.kind not in BLOCK_BYTES or tensor.shape[0] % 32:
+            raise KernelError(f"{name} is {tensor.kind} {tensor.shape}; the kernel reads q4_1 and q8_0 rows of 32s")
+        return BlockTensor(tensor.kind, tensor.data, tensor.shape[0])  # type: ignore[arg-type]
 
     def unpermuted(name: str, head_count: int) -> BlockTensor:
-        rows = len(tensors[name].data) if name in tensors else 0
-        return part(name, _rotary_order(rows, head_count))
+        tensor = part(name)
+        return replace(tensor, rows=_rotary_order(tensor.outputs, head_count))
 
     layers = [
         GGUFLayer(
