@@ -51,7 +51,7 @@ class ModelSettings(BaseModel):
         "(~2x faster decoding on CPUs where torch's MKL is slow); transformers = the library's own forward"
     )
     gguf_products: bool = Field(
-        True, description="embedded engine: the lean forward's products of up to 8 rows read the packaged GGUF's "
+        True, description="embedded engine: the lean forward's products of up to 24 rows read the packaged GGUF's "
         "4-bit blocks, the same weights in a sixth of the bytes (a kernel compiled once with the system's C compiler; "
         "without one, fp32)"
     )

@@ -27,14 +27,14 @@ from typing import Any, Literal
 import numpy as np
 
 from .disk_store import keep_newest, replace_atomically
-from .embedded_gguf_file import read_tensors
+from .embedded_gguf_file import BLOCK, read_tensors
 
 log = logging.getLogger(__name__)
 
 KERNEL_SOURCE = Path(__file__).with_name("gguf_products.c")
 KERNEL_DIR_NAME = "kernels"
 BlockKind = Literal["q4_1", "q8_0"]
-BLOCK_BYTES: dict[BlockKind, int] = {"q4_1": 20, "q8_0": 34}  # per 32 weights
+BLOCK_BYTES: dict[BlockKind, int] = {kind: BLOCK[kind][1] for kind in ("q4_1", "q8_0")}  # per 32 weights
 # A product of up to this many rows uses the blocks: the 30 layers' products on this Zen 4, on two threads
 # against OpenBLAS's fp32 on two: 8.9 / 15.1 / 22.0 / 43.1 ms at 1 / 4 / 8 / 24 rows against 20.0 / 30.7 /
 # 38.8 / 59.4 (docs/results/bench-gguf-products/). Longer steps are bound by arithmetic, where OpenBLAS's GEMM
@@ -148,7 +148,6 @@ class BlockProduct:
         self.parts = parts
         self.columns = columns.pop()
         self.outputs = sum(part.outputs for part in parts)
-        self.max_rows = GGUF_MAX_ROWS
         self._calls = [(getattr(kernel, f"{part.kind}_products"), part.data.ctypes.data,
                         None if part.rows is None else part.rows.ctypes.data, part.outputs) for part in parts]
 

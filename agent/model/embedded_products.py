@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import torch
 
+from .embedded_gguf import GGUF_MAX_ROWS
+
 if TYPE_CHECKING:
     from .embedded_gguf import BlockProduct
 
@@ -109,7 +111,7 @@ class JointProduct:
         caller knows the weights are still the file's: no adapter merged in) and the product has few rows."""
         if blocks and self.blocks is not None:
             rows = x.reshape(-1, x.shape[-1])
-            if len(rows) <= self.blocks.max_rows:
+            if len(rows) <= GGUF_MAX_ROWS:
                 return torch.from_numpy(self.blocks(rows.contiguous().numpy())).view(*x.shape[:-1], -1)
         return matmul_t(x, self.weight(), self._plan)
 

@@ -50,9 +50,10 @@ def check_kernel(s: Settings) -> Check:
     if s.model.backend != "embedded" or not s.model.gguf_products:
         return "ok", "GGUF products kernel not used (model.backend is not embedded or model.gguf_products is off)", ""
     from deepresearch.agent.model.embedded_gguf import KERNEL_DIR_NAME, KernelError, build_kernel
+    from deepresearch.agent.model.embedded_weights import converted_dir
 
     try:
-        build_kernel(s.cache_dir / "models" / EMBEDDED_MODEL_NAME / KERNEL_DIR_NAME)
+        build_kernel(converted_dir(s.cache_dir) / KERNEL_DIR_NAME)
     except KernelError as exc:
         return "warn", f"GGUF products kernel unavailable ({exc}): the embedded model decodes in fp32, slower", \
             "install a C compiler (apt-get install gcc libc6-dev) or point CC at one"
