@@ -107,6 +107,7 @@ class BatchingEngine:
         self._wake = threading.Condition()
         self._closed = False
         self._rows: list[_Row] = []
+        self._admitting: list[GenerationJob] = []  # taken from the queue, in no row yet: failed with the rows
         self._kv: KVBatch | None = None
         self._thread = threading.Thread(target=self._work, name="embedded-model", daemon=True)
         self._thread.start()
@@ -192,6 +193,7 @@ class BatchingEngine:
         jobs = self._take_jobs()
         if not jobs:
             return
+        self._admitting = jobs
         admitted_at = time.perf_counter()
         rows = [_Row(job, RowSampler(job.sampling), admitted_at) for job in jobs]
         for row in rows:  # e.g. `{"answer":"` before the first choice: prefilled with the prompt
@@ -201,6 +203,7 @@ class BatchingEngine:
             waits = [False] * len(jobs) if self.prefixes is None else self.prefixes.wait_for_earlier(jobs)
             self._prefill([row for row, wait in zip(rows, waits, strict=True) if not wait], admitted_at)
             rows = [row for row, wait in zip(rows, waits, strict=True) if wait]
+        self._admitting = []
         self._retire_finished()
 
     def _prefill(self, rows: list[_Row], admitted_at: float) -> None:
@@ -382,10 +385,10 @@ class BatchingEngine:
             return self._tokenizer.decode(token_ids, skip_special_tokens=True)
 
     def _fail_running(self, error: Exception) -> None:
-        for row in self._rows:
+        for job in [row.job for row in self._rows] + self._admitting:
             with contextlib.suppress(concurrent.futures.InvalidStateError):
-                row.job.future.set_exception(error)
-        self._rows, self._kv = [], None
+                job.future.set_exception(error)
+        self._rows, self._admitting, self._kv = [], [], None
 
     def _fail_waiting(self, error: Exception) -> None:
         with self._wake:

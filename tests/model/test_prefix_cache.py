@@ -165,3 +165,24 @@ async def test_the_app_keeps_prefixes_beside_the_weights():
         assert any(model._engine.prefixes._store.directory.glob("*.safetensors"))
     finally:
         await model.close()
+
+
+async def test_a_prefill_that_fails_fails_every_row_it_admitted_and_the_engine_goes_on(embedded, monkeypatch):
+    """Rows admitted together that wait for an earlier row's prefill are in no running row yet: when that
+    prefill raises, they must fail with it, not wait forever."""
+    import asyncio
+
+    call = recorded_calls()[1]
+    embedded.clear_prefix_cache()
+    engine = embedded._engine
+    forward = engine.forward
+
+    def failing(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("prefill failed")
+
+    monkeypatch.setattr(engine, "forward", failing)
+    results = await asyncio.wait_for(asyncio.gather(*(embedded.complete(call) for _ in range(4)),
+                                                    return_exceptions=True), timeout=60)
+    assert all(isinstance(r, Exception) and "prefill failed" in str(r) for r in results), results
+    monkeypatch.setattr(engine, "forward", forward)
+    assert (await embedded.complete(call)).text
