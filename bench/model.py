@@ -186,29 +186,28 @@ async def run(args: argparse.Namespace) -> None:
 
 async def run_agent_calls(args: argparse.Namespace, model_dir: Path, bound: float) -> None:
     from deepresearch.agent.model.embedded import EmbeddedChatModel
-    from model_workload import differences, load_workload, parse_engine, replay, requests
+    from deepresearch.agent.model.embedded_split_attention import SPLIT_ATTENTION, SPLIT_MIN_PAIRS
+    from model_workload import EngineSpec, differences, load_workload, parse_engine, replay, requests
 
     calls = load_workload()[: args.calls]
     adapter_roles = set(args.adapter_roles.split(",")) if args.adapter else set()
     reqs = requests(calls, "bench" if args.adapter else None, adapter_roles)
     columns: dict[str, Any] = {}
-    engines = [(mode, prefix, forward, True) for mode in args.jump_modes.split(",")
+    engines = [EngineSpec(mode, prefix, forward) for mode in args.jump_modes.split(",")
                for prefix in args.prefix_cache.split(",") for forward in args.forward.split(",")]
     if args.engines:
         engines = [parse_engine(name) for name in args.engines.split(",")]
-    for mode, prefix, forward, gguf in engines:
-        model = EmbeddedChatModel.load(model_dir, max_batch=8, jump_forward=mode, prefix_cache=prefix != "off",
-                                       forward=forward, gguf_products=gguf,
-                                       **({"prompt_cache_tokens": 0} if prefix == "system" else {}))
+    for engine in engines:
+        model = EmbeddedChatModel.load(model_dir, max_batch=8, **engine.load_options())
+        SPLIT_ATTENTION.min_pairs = SPLIT_MIN_PAIRS if engine.split else sys.maxsize  # one engine runs at a time
         if args.adapter:
             await model.load_adapter("bench", args.adapter)
         await replay(model, reqs[:2], 2)  # first-call costs (allocations, grammar compiles)
-        if prefix != "off":
+        if engine.prefix != "off":
             model.clear_prefix_cache()  # the warm-up's prefixes would be hits the measured pass did not earn
-        name = mode + {"on": "", "off": "-noprefix", "system": "-sysprefix"}[prefix] + (
-            "" if forward == "lean" else f"-{forward}") + ("" if gguf or forward != "lean" else "-fp32")
+        name = engine.name
         for batch in (1, 8):
-            if prefix != "off":  # batch 8 must not reuse batch 1's prompts (the system messages stay, as before)
+            if engine.prefix != "off":  # batch 8 must not reuse batch 1's prompts (the system messages stay, as before)
                 model.clear_prefix_cache(system=False)
             columns[f"{name}@{batch}"] = await replay(model, reqs, batch)
             print(f"engine {name}, batch {batch}: {columns[f'{name}@{batch}'].wall_s:.1f} s", file=sys.stderr)
@@ -377,7 +376,8 @@ def main() -> None:
     parser.add_argument("--workload", choices=["all", "synthetic", "agent"], default="all")
     parser.add_argument("--jump-modes", default="off,forced,verified", help="agent workload: engines to compare")
     parser.add_argument("--engines", default="", help="agent workload: these engines only, by column name (e.g. "
-                        "off-transformers,verified,verified-fp32), instead of every combination of the options below")
+                        "off-transformers,verified,verified-fp32,verified-nosplit), instead of every combination of "
+                        "the options below")
     parser.add_argument("--forward", default="lean", help="agent workload: lean, transformers or lean,transformers "
                         "(embedded_forward.py)")
     parser.add_argument("--prefix-cache", default="on", help="agent workload: on, system, off or a list (each jump "

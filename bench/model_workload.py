@@ -175,15 +175,40 @@ async def record(limit: int, out: Path) -> None:
           f"data dir {data_dir}", file=sys.stderr)
 
 
-def parse_engine(name: str) -> tuple[str, str, str, bool]:
-    """A column name back to its engine: "off-transformers" → (off, on, transformers, GGUF products)."""
+@dataclass(frozen=True)
+class EngineSpec:
+    """One engine column of the agent workload: jump-forward mode, prefix reuse ("on", "system" = system messages
+    only, "off"), forward, and the lean forward's GGUF products and split attention."""
+
+    mode: str
+    prefix: str = "on"
+    forward: str = "lean"
+    gguf: bool = True
+    split: bool = True
+
+    @property
+    def name(self) -> str:
+        lean = self.forward == "lean"
+        return (self.mode + {"on": "", "off": "-noprefix", "system": "-sysprefix"}[self.prefix]
+                + ("" if lean else f"-{self.forward}") + ("" if self.gguf or not lean else "-fp32")
+                + ("" if self.split or not lean else "-nosplit"))
+
+    def load_options(self) -> dict[str, Any]:
+        """EmbeddedChatModel.load's keywords for this engine."""
+        return {"jump_forward": self.mode, "prefix_cache": self.prefix != "off", "forward": self.forward,
+                "gguf_products": self.gguf, **({"prompt_cache_tokens": 0} if self.prefix == "system" else {})}
+
+
+def parse_engine(name: str) -> EngineSpec:
+    """A column name back to its engine: "off-transformers" → EngineSpec("off", forward="transformers")."""
     mode, *flags = name.split("-")
-    unknown = set(flags) - {"noprefix", "sysprefix", "transformers", "fp32"}
+    unknown = set(flags) - {"noprefix", "sysprefix", "transformers", "fp32", "nosplit"}
     if mode not in ("off", "forced", "verified") or unknown or {"noprefix", "sysprefix"} <= set(flags):
         raise SystemExit(f"bench/model.py: unknown engine {name!r} (e.g. verified, off-transformers, forced-noprefix, "
-                         "verified-sysprefix, verified-fp32)")
+                         "verified-sysprefix, verified-fp32, verified-nosplit)")
     prefix = "off" if "noprefix" in flags else "system" if "sysprefix" in flags else "on"
-    return mode, prefix, "transformers" if "transformers" in flags else "lean", "fp32" not in flags
+    return EngineSpec(mode, prefix, "transformers" if "transformers" in flags else "lean", "fp32" not in flags,
+                      "nosplit" not in flags)
 
 
 def main() -> None:

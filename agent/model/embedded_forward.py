@@ -22,6 +22,7 @@ columns fed now (0 = padding or a hole), per-row positions, and a cache whose la
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 import torch
@@ -30,11 +31,14 @@ import torch.nn.functional as F
 from .embedded_adapters import AdapterSet, RowGroups
 from .embedded_gguf import matches
 from .embedded_products import JointProduct, RowPlan, matmul_t
+from .embedded_split_attention import SPLIT_ATTENTION, sdpa
 
 if TYPE_CHECKING:
     from .embedded_gguf import GGUFBlocks
 
 log = logging.getLogger(__name__)
+
+Attend = Callable[[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor | None], torch.Tensor]  # SDPA's arguments
 
 ForwardKind = Literal["lean", "transformers"]
 DEFAULT_FORWARD: ForwardKind = "lean"
@@ -105,13 +109,14 @@ class RowAttention:
                 row_bias = grouped_bias(visible[row : row + 1, :, fed - queries :, first:], group)
             self.rows.append((row, first, queries, row_bias))
 
-    def __call__(self, q: torch.Tensor, keys: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
+    def __call__(self, q: torch.Tensor, keys: torch.Tensor, values: torch.Tensor,
+                 attend: Attend = sdpa) -> torch.Tensor:
         out = q.new_zeros(q.shape)  # padding queries stay 0 (they are packed away)
         fed = q.shape[2]
         for row, first, queries, row_bias in self.rows:
             out[row : row + 1, :, fed - queries :] = biased_attention(
                 q[row : row + 1, :, fed - queries :], keys[row : row + 1, :, first:],
-                values[row : row + 1, :, first:], row_bias)
+                values[row : row + 1, :, first:], row_bias, attend)
         return out
 
 
@@ -124,17 +129,16 @@ def grouped_bias(visible: torch.Tensor, group: int) -> torch.Tensor:
 
 
 def biased_attention(q: torch.Tensor, keys: torch.Tensor, values: torch.Tensor,
-                     bias: torch.Tensor | None) -> torch.Tensor:
+                     bias: torch.Tensor | None, attend: Attend = sdpa) -> torch.Tensor:
     """Attention of q [rows, heads, fed, dim] over keys/values [rows, kv_heads, length, dim] for grouped
     KV heads (query head h reads KV head h // group), `bias` a `grouped_bias` (None: every key is seen).
     The group's queries become extra query rows of their KV head, so the keys/values are read once per KV
     head: 1.5× faster than SDPA's `enable_gqa` with a mask at 8 rows × 900 columns on the AMD CPU, where a
-    decode step is bound by reading the cache."""
+    decode step is bound by reading the cache. `attend` computes it (`sdpa`, or `SPLIT_ATTENTION` on two cores)."""
     rows, heads, fed, dim = q.shape
     kv_heads = keys.shape[1]
     q = q.reshape(rows, kv_heads, heads // kv_heads * fed, dim)  # row g·fed + t of KV head j is head j·group + g
-    out = F.scaled_dot_product_attention(q, keys, values, attn_mask=bias)
-    return out.view(rows, heads, fed, dim)
+    return attend(q, keys, values, bias).view(rows, heads, fed, dim)
 
 
 class RowLora:
@@ -210,15 +214,17 @@ class LeanForward:
         # prefill layer ~3.6 against ~2.9 ms). The products are OpenBLAS's, on its own threads.
         # A prefill computes the same numbers either way; a decode step's attention rounds differently (~3e-5 in
         # the logits), and the 41 recorded agent calls gave the same tokens; docs/results/bench-torch-one-thread/.
+        # A large attention call is the exception: it is split over two threads of our own (the same numbers).
         threads = torch.get_num_threads()
+        attend = SPLIT_ATTENTION if threads > 1 else sdpa
         torch.set_num_threads(LEAN_TORCH_THREADS)
         try:
-            return self._forward(input_ids, mask, positions, cache, keep, lora, file_weights and self.blocks)
+            return self._forward(input_ids, mask, positions, cache, keep, lora, file_weights and self.blocks, attend)
         finally:
             torch.set_num_threads(threads)
 
     def _forward(self, input_ids: torch.Tensor, mask: torch.Tensor, positions: torch.Tensor, cache: Any,
-                 keep: int, lora: RowGroups | None, blocks: bool) -> torch.Tensor:
+                 keep: int, lora: RowGroups | None, blocks: bool, attend: Attend = sdpa) -> torch.Tensor:
         rows, fed = input_ids.shape
         heads, kv_heads, dim = self._heads, self._kv_heads, self._head_dim
         # The fed columns that are tokens. A ragged step (one row drafting 30 tokens beside rows feeding 1)
@@ -251,7 +257,7 @@ class LeanForward:
             v = both[:, q_and_k:].view(n, kv_heads, dim)
             keys, values = cache.layers[index].update(tokens.unpack(rotated[:, heads:]), tokens.unpack(v))
             q = tokens.unpack(rotated[:, :heads])  # [rows, heads, fed, dim], as is o
-            o = by_row(q, keys, values) if by_row else biased_attention(q, keys, values, bias)
+            o = by_row(q, keys, values, attend) if by_row else biased_attention(q, keys, values, bias, attend)
             o = tokens.pack(o.transpose(1, 2).reshape(rows * fed, heads * dim))
             x = x + project(o, o_proj, index, "o_proj")
             gate, up = gate_up.split(project(_rms_norm(x, norm2), gate_up, index, "gate_proj", "up_proj"))
