@@ -5,9 +5,9 @@ the 49k-row vocabulary projection). torch's CPU wheel sends fp32 products to MKL
 takes a slow generic path, and on an Intel one is ~5× slower than OpenBLAS at 1 row; numpy's OpenBLAS
 does them on weights laid out for it (embedded_products.py)
 (`bench/model.py --workload agent --forward lean,transformers` compares the two forwards end to end).
-Everything else — embedding, RMSNorm, RoPE, attention (torch's SDPA, `biased_attention`), SiLU — stays
-in torch and reads the same tensors, so this is the transformers LlamaForCausalLM computation with another
-GEMM library, equal to it to ~1e-5 in the logits.
+Everything else — embedding, RMSNorm, RoPE, attention (torch's SDPA, `biased_attention`; a large call split over
+two threads, embedded_split_attention.py), SiLU — stays in torch and reads the same tensors, so this is the
+transformers LlamaForCausalLM computation with another GEMM library, equal to it to ~1e-5 in the logits.
 
 The weights are not copied: the modules' weight tensors are views into the matrices the products read,
 so an adapter merged into the weights (embedded_adapters.py) is what it computes with. The modules are
