@@ -69,31 +69,30 @@ class SplitAttention:
     def __call__(self, q: torch.Tensor, keys: torch.Tensor, values: torch.Tensor,
                  bias: torch.Tensor | None) -> torch.Tensor:
         rows, kv_heads, query_rows, _ = q.shape
-        if rows * kv_heads < 2 or rows * query_rows * keys.shape[2] < self.min_pairs:
+        small = rows * kv_heads < 2 or rows * query_rows * keys.shape[2] < self.min_pairs
+        if small or not self._busy.acquire(blocking=False):
             return sdpa(q, keys, values, bias)
-        if not self._busy.acquire(blocking=False):
-            return sdpa(q, keys, values, bias)
+        dim = 0 if rows > 1 else 1  # rows (the bias has one per row), else heads (the bias is shared by them)
+        size = q.shape[dim]
+        mine = (size + 1) // 2
+
+        def part(start: int, length: int) -> torch.Tensor:
+            sliced = [t.narrow(dim, start, length) for t in (q, keys, values)]
+            return sdpa(*sliced, bias.narrow(0, start, length) if bias is not None and dim == 0 else bias)
+
         try:
             if self._helper is None:
                 self._helper = threading.Thread(target=self._serve, name="split-attention", daemon=True)
                 self._helper.start()
-            if rows > 1:  # rows: the bias has one per row
-                mine = (rows + 1) // 2
-                self._jobs.put(lambda: sdpa(q[mine:], keys[mine:], values[mine:],
-                                            None if bias is None else bias[mine:]))
-                part = (q[:mine], keys[:mine], values[:mine], None if bias is None else bias[:mine])
-            else:  # heads: the bias is shared by them
-                mine = (kv_heads + 1) // 2
-                self._jobs.put(lambda: sdpa(q[:, mine:], keys[:, mine:], values[:, mine:], bias))
-                part = (q[:, :mine], keys[:, :mine], values[:, :mine], bias)
+            self._jobs.put(lambda: part(mine, size - mine))
             try:
-                first = sdpa(*part)
+                first = part(0, mine)
             finally:  # the helper's result is taken even if ours failed, so the next call does not read it
                 second, error = self._results.get()
             if error is not None:
                 raise error
             self.split_calls += 1
-            return torch.cat((first, second), dim=0 if rows > 1 else 1)
+            return torch.cat((first, second), dim=dim)
         finally:
             self._busy.release()
 
