@@ -25,6 +25,7 @@ METRICS: dict[str, Extractor] = {
     "supported_share": lambda r: r.scores.supported_share,
     "found_in_evidence": lambda r: r.scores.found_in_evidence,
     "offered": lambda r: r.scores.offered,
+    "among_candidates": lambda r: r.scores.among_candidates,
     # Of the runs whose evidence held the answer, the share answered exactly: how well evidence becomes answers.
     "conversion": lambda r: r.scores.em if r.scores.found_in_evidence == 1.0 else None,
     "leakage": lambda r: None if r.output.leaked is None else float(r.output.leaked),

@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from deepresearch.agent.graph.events import CitationsChecked, event_of
+from deepresearch.agent.graph.events import AnswerScored, CitationsChecked, event_of
 from deepresearch.agent.model.types import Completion
 from deepresearch.agent.prompts import leaks_example
 from deepresearch.evals.dataset import EvalQuestion
@@ -37,6 +37,7 @@ class TraceFacts(NamedTuple):
     completion_tokens: int  # over the run's LLM calls
     leaked: bool  # an LLM output copied a few-shot example
     answer_options: list[str] | None  # what the writer could answer (None: no writer call recorded)
+    candidates: list[str] | None  # the re-ranker's candidates, best first (None: it failed)
 
 
 def evidence_from_trace(store: TraceStore, run_id: str, tools: EvalTools) -> TraceFacts:
@@ -46,11 +47,18 @@ def evidence_from_trace(store: TraceStore, run_id: str, tools: EvalTools) -> Tra
     completion_tokens = 0
     leaked = False
     options: list[str] | None = None
+    candidates: list[str] | None = None
+    scored = False  # fewer than two candidates (or a yes/no, A-or-B question) are not re-ranked
     for event in store.events(run_id):
         if event.kind == "citation_check":
             check = event_of(event.kind, event.payload)
             if isinstance(check, CitationsChecked) and check.answer_options is not None:
                 options = check.answer_options
+            continue
+        if event.kind == "answer_scores":
+            ranking = event_of(event.kind, event.payload)
+            if isinstance(ranking, AnswerScored):
+                scored, candidates = True, None if ranking.error is not None else [c.text for c in ranking.candidates]
             continue
         if event.kind == "llm":
             completion = Completion.model_validate(event.payload)
@@ -70,7 +78,7 @@ def evidence_from_trace(store: TraceStore, run_id: str, tools: EvalTools) -> Tra
                 texts.append(hit.text)
             if hit.doc_id:
                 doc_ids.setdefault(hit.doc_id, None)
-    return TraceFacts(texts, list(doc_ids), completion_tokens, leaked, options)
+    return TraceFacts(texts, list(doc_ids), completion_tokens, leaked, options, candidates if scored else options)
 
 
 async def run_graph(question: EvalQuestion, ctx: SystemContext) -> SystemOutput:
@@ -106,4 +114,5 @@ async def run_graph(question: EvalQuestion, ctx: SystemContext) -> SystemOutput:
         wall_s=float(usage.get("wall_s") or (time.perf_counter() - started)), stop_reason=status,
         error=None if status != "error" else f"graph ended with status '{result.status}': {result.stop_detail}",
         run_id=result.run_id, leaked=trace.leaked, answer_options=trace.answer_options,
+        answer_candidates=trace.candidates,
     )

@@ -23,6 +23,7 @@ METRIC_LABELS = {
     "em": "EM", "f1": "F1", "citation_precision": "citation precision", "citation_recall": "citation recall",
     "verified_share": "citations verified", "supported_share": "claim-supported citations",
     "found_in_evidence": "answer in evidence", "offered": "answer among the writer's options",
+    "among_candidates": "answer among the re-ranker's candidates",
     "conversion": "conversion (EM when in evidence)",
     "leakage": "few-shot leakage",
     "tool_calls": "tool calls / q", "llm_tokens": "LLM tokens / q", "wall_s": "wall s / q",

@@ -51,6 +51,10 @@ class SystemOutput(BaseModel):
     answer_options: list[str] | None = Field(
         None, description="the answers the writer could choose from (graph runs only; None: not recorded)"
     )
+    answer_candidates: list[str] | None = Field(
+        None, description="the candidate answers the re-ranker chose among, best first; the writer's options when "
+        "there was nothing to re-rank (graph runs only; None: not recorded, or the re-ranker failed)"
+    )
     leaked: bool | None = Field(
         None, description="a prompt's few-shot example surfaced in an output (graph runs only; None: not checked)"
     )
@@ -73,6 +77,9 @@ class QuestionScores(BaseModel):
     supported_share: float | None = None  # verified and the quote holds the claim's names/numbers; None: no cites
     found_in_evidence: float | None = None  # None: yes/no question, or a system that does not retrieve
     offered: float | None = None  # the gold answer was among the writer's options; None: not recorded
+    # The gold among the re-ranker's candidates: what a perfect answer choice would reach. None: yes/no
+    # question, or not recorded.
+    among_candidates: float | None = None
 
 
 class QuestionResult(BaseModel):
@@ -113,9 +120,15 @@ def score_output(question: EvalQuestion, output: SystemOutput) -> QuestionScores
             c.verified and not unsupported_terms(c.claim, c.quote) for c in output.citations
         ),
         found_in_evidence=found,
-        offered=None if output.answer_options is None or yes_no else float(
-            any(exact_match(option, question.golds) for option in output.answer_options)),
+        offered=_among(output.answer_options, question, yes_no),
+        among_candidates=_among(output.answer_candidates, question, yes_no),
     )
+
+
+def _among(answers: list[str] | None, question: EvalQuestion, yes_no: bool) -> float | None:
+    if answers is None or yes_no:
+        return None
+    return float(any(exact_match(answer, question.golds) for answer in answers))
 
 
 def make_result(eval_id: str, system: str, question: EvalQuestion, output: SystemOutput) -> QuestionResult:

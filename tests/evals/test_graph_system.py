@@ -18,7 +18,7 @@ from deepresearch.agent.trace.store import TraceStore
 from deepresearch.evals.config import EvalSettings
 from deepresearch.evals.dataset import EvalQuestion
 from deepresearch.evals.graph_system import evidence_from_trace, run_graph
-from deepresearch.evals.results import make_result
+from deepresearch.evals.results import SystemOutput, make_result
 from deepresearch.evals.systems import SystemContext
 from deepresearch.evals.tooling import EvalTools
 from deepresearch.tools.base import ToolOutcome
@@ -56,7 +56,7 @@ def test_evidence_from_trace(tmp_path: Path) -> None:
     facts = evidence_from_trace(store, run_id, _tools())
     assert facts.evidence == ["The Eiffel Tower is in Paris.", "A tower is tall.", "Paris is the capital of France."]
     assert facts.doc_ids == ["d1", "d3", "d2"]  # python output is not retrieval evidence
-    assert facts.leaked is False and facts.answer_options is None
+    assert facts.leaked is False and facts.answer_options is None and facts.candidates is None
     store.close()
 
 
@@ -69,6 +69,30 @@ def test_trace_facts_record_the_writer_options_and_example_leaks(tmp_path: Path)
     store.log_llm_call(run_id, LLMCall("planner", [{"role": "user", "content": "q"}], completion))
     facts = evidence_from_trace(store, run_id, _tools())
     assert facts.answer_options == ["Paris", "Lyon"] and facts.leaked is True
+    assert facts.candidates == ["Paris", "Lyon"]  # nothing re-ranked: the writer's options were all there was
+    store.close()
+
+
+def test_trace_facts_record_the_re_rankers_candidates_or_none_when_it_failed(tmp_path: Path) -> None:
+    from deepresearch.agent.graph.events import AnswerScored, ScoredCandidate
+
+    store = TraceStore(tmp_path / "t.db")
+    ranked = _log_run(store, {})
+    event = AnswerScored(template="t", weight=1.0, candidates=[
+        ScoredCandidate("Lyon", features=2.0, likelihood=-1.0, quote="Lyon is a city."),
+        ScoredCandidate("Paris", features=1.0, likelihood=-1.5, quote="Paris is the capital of France.")])
+    store.log_event(ranked, event.trace_kind, event.trace_payload())
+    store.log_event(ranked, "citation_check", {"checked": 0, "answer_options": ["Lyon"]})
+    failed = _log_run(store, {})
+    store.log_event(failed, "answer_scores", AnswerScored(error="scoring unsupported").trace_payload())
+    store.log_event(failed, "citation_check", {"checked": 0, "answer_options": ["Lyon"]})
+    facts = evidence_from_trace(store, ranked, _tools())
+    assert facts.answer_options == ["Lyon"] and facts.candidates == ["Lyon", "Paris"]
+    output = SystemOutput(answer="Lyon", evidence=facts.evidence, answer_options=facts.answer_options,
+                          answer_candidates=facts.candidates)
+    scores = make_result("e", "graph", QUESTION, output).scores
+    assert scores.offered == 0.0 and scores.among_candidates == 1.0  # a perfect choice would have said Paris
+    assert evidence_from_trace(store, failed, _tools()).candidates is None  # the five were never logged
     store.close()
 
 

@@ -146,6 +146,13 @@ def test_conversion_offered_and_claim_support_scores() -> None:
     missing = make_result("e", "graph", question, SystemOutput(answer="1640", evidence=["Nothing here."]))
     assert right.scores.supported_share == 0.5  # the Burgoyne point's quote does not name him
     assert right.scores.offered == 1.0 and wrong.scores.offered == 0.0 and missing.scores.offered is None
+    ranked = make_result("e", "graph", question, SystemOutput(
+        answer="1640", evidence=["She died in 1689."], answer_options=["1640"], answer_candidates=["1640", "1689"]))
+    assert ranked.scores.offered == 0.0 and ranked.scores.among_candidates == 1.0
+    assert right.scores.among_candidates is None  # not recorded (results written before the field existed)
+    yes_no = EvalQuestion(id="y", question="Were both born in 1640?", answer="no")
+    assert make_result("e", "graph", yes_no, SystemOutput(
+        answer="yes", answer_candidates=["yes", "no"])).scores.among_candidates is None
     conversion = METRICS["conversion"]
     # Conversion counts only runs whose evidence held the answer: 1 of 2 here; the third is not counted.
     assert [conversion(r) for r in (right, wrong, missing)] == [1.0, 0.0, None]
