@@ -25,8 +25,9 @@ def results(name: str) -> dict[str, dict]:
 
 def main() -> None:
     base, trained = results("eval-351-base"), results("eval-351-all-train")
-    pools = {p["question_id"]: [c["text"] for c in p["candidates"]]
-             for p in map(json.loads, (HERE / "eval-351-all-train" / "pools.jsonl").open())}
+    pools_file = HERE / "eval-351-all-train" / "pools.jsonl"
+    scored = {p["question_id"]: p["candidates"] for p in map(json.loads, pools_file.open())}
+    pools = {q: [c["text"] for c in candidates] for q, candidates in scored.items()}
     in_pool = {q for q, texts in pools.items() if any(exact_match(t, base[q]["gold"]) for t in texts)}
     base_em = sum(r["scores"]["em"] for r in base.values())
     ceiling = sum(1 for q, r in base.items() if r["scores"]["em"] or q in in_pool)
@@ -39,6 +40,11 @@ def main() -> None:
     wrong = [q for q in in_pool if not base[q]["scores"]["em"]]
     print(f"gold among the five but the base answer wrong: {len(wrong)}; of those the trained adapter answers "
           f"{sum(1 for q in wrong if trained[q]['scores']['em'])} right")
+    by_features = sum(exact_match(max(scored[q], key=lambda c: c["features"])["text"], base[q]["gold"])
+                      for q in in_pool)
+    print(f"of the {len(in_pool)} with the gold among the five, right: by the features alone {by_features:.0f}, "
+          f"the base graph (features + base likelihood) {sum(base[q]['scores']['em'] for q in in_pool):.0f}, "
+          f"the trained graph {sum(trained[q]['scores']['em'] for q in in_pool):.0f}")
 
 
 if __name__ == "__main__":
