@@ -12,10 +12,6 @@ Questions and corpus: ../shared/data/pool beside the repository, else the bundle
    train it: −log Σ_correct softmax(s), --epochs passes.
    --positives-from N: a training set whose pool misses the gold gets the best correct span of the top N as
    one more candidate (session 36: held-out top-1 31 / 30 after passes 1 / 2, against 32 / 30 without: no gain).
-   --options P: the option choice too (agent/graph/option_scoring.py): the yes/no and "A or B" train questions
-   the graph's rules leave undecided (train/option_examples.py), each seen P times a pass; the adapter is then
-   scoped to the option role as well. They all train (the two-fold probe in docs/results/option-choice-probe/
-   measured this choice held out).
 3. Writes OUT/adapter (peft files + metadata.json scoped to the re-ranker's role) and OUT/summary.json;
    with more than one epoch, also OUT/epoch-N/adapter and the held-out top-1 after every pass.
    The dev split is never read: `deepresearch eval --adapter OUT/adapter` measures it on dev questions.
@@ -80,9 +76,6 @@ def main() -> None:
     parser.add_argument("--positives-from", type=int, default=0, metavar="N",
                         help="training sets whose pool lacks the gold get it from the top N spans as one more "
                              "candidate (0: off; held-out sets never do)")
-    parser.add_argument("--options", type=int, default=0, metavar="P",
-                        help="also train the option choice on the undecided yes/no and 'A or B' train questions, "
-                             "each P times a pass (0: off)")
     parser.add_argument("--epochs", type=int, default=1)
     parser.add_argument("--lr", type=float, default=3e-4)
     parser.add_argument("--batch", type=int, default=4)
@@ -94,8 +87,8 @@ def main() -> None:
     for path in (args.questions, args.corpus):
         if not path.is_file():
             sys.exit(f"error: {path} not found (pass --questions/--corpus)")
-    if args.limit <= args.held_out or args.held_out < 0 or args.candidates < 2 or args.epochs < 1 or args.options < 0:
-        sys.exit("error: need --limit > --held-out ≥ 0, --candidates ≥ 2, --epochs ≥ 1 and --options ≥ 0")
+    if args.limit <= args.held_out or args.held_out < 0 or args.candidates < 2 or args.epochs < 1:
+        sys.exit("error: need --limit > --held-out ≥ 0, --candidates ≥ 2 and --epochs ≥ 1")
     if args.positives_from and args.positives_from <= args.candidates:
         sys.exit(f"error: --positives-from must be 0 (off) or more than --candidates ({args.candidates})")
 
@@ -115,16 +108,6 @@ def main() -> None:
         sys.exit(f"error: {len(data)} free-form train questions with candidates{sources}; "
                  f"need more than --held-out {args.held_out}")
     held_out, train = data[: args.held_out], data[args.held_out:]
-    roles = [A.ANSWER_ROLE]
-    if args.options:
-        from deepresearch.agent.graph.option_scoring import OPTION_ROLE
-        from deepresearch.train.option_examples import option_examples
-        from deepresearch.train.simulated_evidence import SimulatedSearch
-
-        options, decided = option_examples(args.questions, SimulatedSearch(args.corpus), args.seed)
-        print(f"option questions: {decided} decided by rule, {len(options)} undecided with the gold among the "
-              f"options train ×{args.options}", flush=True)
-        train, roles = train + options * args.options, [*roles, OPTION_ROLE]
     print(f"{len(data)} questions with candidates ({time.perf_counter() - start:.0f} s); held out {len(held_out)}, "
           f"{sum(ex.correct[0] for ex in held_out)} right by features alone; "
           f"train {len(train)}, {sum(ex.learnable for ex in train)} with a correct candidate", flush=True)
@@ -156,8 +139,7 @@ def main() -> None:
         print(f"epoch {epoch}: {top1(per_epoch[epoch])} ({time.perf_counter() - start:.0f} s)", flush=True)
         if epoch < args.epochs:
             A.save_choice_adapter(policy, args.out / f"epoch-{epoch}" / "adapter",
-                                  {"trainer": "answer-choice", "epoch": epoch, "top1_held_out": per_epoch[epoch]},
-                                  roles)
+                                  {"trainer": "answer-choice", "epoch": epoch, "top1_held_out": per_epoch[epoch]})
 
     stats = A.train_choice(scorer, train, lr=args.lr, batch=args.batch, epochs=args.epochs, seed=args.seed,
                            progress=progress, epoch_end=epoch_end)
@@ -168,7 +150,7 @@ def main() -> None:
         "held_out": len(held_out), "top1_base": base, "top1_trained": trained, "top1_per_epoch": per_epoch,
         "train_questions": len(train), "learnable": stats.examples, "steps": stats.steps,
         "final_loss": stats.loss, "train_seconds": stats.seconds}
-    A.save_choice_adapter(policy, args.out / "adapter", {"trainer": "answer-choice", **summary}, roles)
+    A.save_choice_adapter(policy, args.out / "adapter", {"trainer": "answer-choice", **summary})
     (args.out / "summary.json").write_text(json.dumps(summary, indent=2))
     print(f"wrote {args.out / 'adapter'} and {args.out / 'summary.json'}")
 

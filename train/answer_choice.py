@@ -219,11 +219,10 @@ def train_choice(scorer: ChoiceScorer, examples: Sequence[ChoiceExample], *, lr:
     return ChoiceTrainStats(len(learnable), steps, total / max(seen, 1), time.perf_counter() - start)
 
 
-def save_choice_adapter(policy: torch.nn.Module, out: Path, metadata: dict,
-                        roles: Sequence[str] = (ANSWER_ROLE,)) -> None:
-    """The adapter (peft files) with metadata.json scoping it to the re-ranker (and the roles given)."""
+def save_choice_adapter(policy: torch.nn.Module, out: Path, metadata: dict) -> None:
+    """The adapter (peft files) with metadata.json scoping it to the re-ranker."""
     from deepresearch.train.registry import METADATA_FILE
 
     out.mkdir(parents=True, exist_ok=True)
     policy.save_pretrained(str(out))
-    (out / METADATA_FILE).write_text(json.dumps({**metadata, "roles": list(roles)}, indent=2, default=str))
+    (out / METADATA_FILE).write_text(json.dumps({**metadata, "roles": [ANSWER_ROLE]}, indent=2, default=str))

@@ -66,15 +66,3 @@ class SimulatedSearch:
                 sents += [C.EvidenceSentence(s, r, title, hop=True, url=doc_id, position=i)
                           for i, s in enumerate(split_sentences(text))]
         return sents, bridges
-
-    def option_evidence(self, question: str, things: list[str]) -> list[C.EvidenceSentence]:
-        """The sentences of the question's search and of one search per thing it compares (a yes/no question's
-        named things, or an "A or B" question's options), each document once."""
-        docs, seen = [], set()
-        for query in [question, *things]:
-            for doc in self.search(query):
-                if doc[0] not in seen:
-                    seen.add(doc[0])
-                    docs.append(doc)
-        return [C.EvidenceSentence(s, rank, title, url=doc_id, position=k)
-                for rank, (doc_id, title, text) in enumerate(docs) for k, s in enumerate(split_sentences(text))]

@@ -29,8 +29,7 @@ from .candidates import DEATH, EvidenceSentence, content_words, life_date, stem
 from .evidence import normalise, without_disambiguation
 
 Order = Literal["earliest", "latest"]
-Rule = Literal["order", "count", "property", "shared", "likelihood"]  # "shared": shared_property.py;
-# "likelihood": a trained adapter's choice where no rule decides (option_scoring.py)
+Rule = Literal["order", "count", "property", "shared"]  # "shared": shared_property.py
 
 _EARLIEST = re.compile(r"\b(first|earlier|earliest|older|oldest|before)\b", re.IGNORECASE)
 _LATEST = re.compile(r"\b(later|latest|more recent(ly)?|most recent(ly)?|younger|youngest|newer|newest|last)\b",

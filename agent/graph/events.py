@@ -303,8 +303,7 @@ class AnswerScored(RunEvent):
 @dataclass(frozen=True)
 class OptionDecided(RunEvent):
     """A yes/no or "A or B" question: the answer the evidence decided for (`option`, by `rule`, on
-    `quote`; rule "likelihood": an adapter trained for the choice scored it best), or None when neither
-    decided and the writer's model chooses between `options`."""
+    `quote`), or None when it did not and the writer's model chooses between `options`."""
 
     trace_kind: ClassVar[str | None] = "option_decision"
     options: list[str]

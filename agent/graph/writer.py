@@ -2,8 +2,7 @@
 then the citation check; unsupported citations are removed from the text and flagged.
 
 The direct answer is chosen, not written: one of the question's answer-form choices (yes/no, "A or
-B" — or the one option the evidence decides for, comparison.py, or that an adapter trained for the choice
-scores best, option_scoring.py), one of the answer candidates taken
+B" — or the one option the evidence decides for, comparison.py), one of the answer candidates taken
 from the sentences the run read (candidates.py), or "not found", enforced by the grammar. A chosen
 span or option cites the sentence it came from.
 """
@@ -25,7 +24,6 @@ from .context import MalformedOutput, ResearchContext
 from .events import CitationsChecked, OptionDecided
 from .evidence import normalise
 from .findings import render_findings, unique_findings
-from .option_scoring import score_options
 from .reading import read_sentences
 from .schemas import ReportPoint, WriterOut, writer_schema
 from .shared_property import decide_shared
@@ -104,22 +102,18 @@ def answer_finding(candidate: Candidate, sources: list[SourceRead]) -> Finding:
 async def answer_options(state: ResearchState, ctx: ResearchContext) -> tuple[list[str], list[Candidate]]:
     """The answers the writer may give besides "not found", and the candidates (with the sentence each
     cites) among them: yes/no or "A or B" narrowed to the one the evidence decides for, when it decides
-    (shared_property.py, comparison.py), else to the one an adapter trained for the choice scores best
-    (option_scoring.py); otherwise the best-ranked spans of the evidence."""
+    (shared_property.py, comparison.py); otherwise the best-ranked spans of the evidence."""
     question = state["question"]
     choices = answer_choices(question)
     sentences = read_sentences(state.get("sources", []), ctx.toolbox.source_text)
     if choices is not None:
         decided = (decide_shared(question, sentences) if choices == YES_NO
                    else choose_option(question, choices, sentences))
-        decided = decided or await score_options(ctx, question, choices, sentences)
         ctx.record(OptionDecided(options=choices, option=decided.option if decided else None,
                                  rule=decided.rule if decided else None, quote=decided.quote if decided else ""))
         if decided is None:
             return choices, []
         if choices == YES_NO:  # a bare "no" is not a claim a quote supports: the points cite the evidence
-            return [decided.option], []
-        if not decided.quote:  # a scored option whose thing has no source of its own: nothing to cite
             return [decided.option], []
         return [decided.option], [Candidate(decided.option, 0.0, decided.quote, 0, decided.url)]
     bridges = [s["bridge"] for s in state.get("plan", []) if s.get("bridge")]

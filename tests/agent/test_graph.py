@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from deepresearch.agent.config import AgentSettings, BudgetSettings
 from deepresearch.agent.graph.answer_scoring import ANSWER_ROLE
-from deepresearch.agent.graph.option_scoring import OPTION_ROLE
 from deepresearch.agent.graph.run import ResearchRuntime, RunOptions, research
 from deepresearch.agent.model.base import BASE_MODEL
 from deepresearch.agent.model.policy import AdapterChoice, RunPolicy
@@ -296,21 +295,15 @@ async def test_the_policy_likelihood_reranks_the_answer_candidates(toolbox, stor
     assert "cannot score" in store.events(plain.run_id, "answer_scores")[0].payload["error"]
 
 
-class ScoreRecording(ScriptedModel):
-    """Records the adapter every `score` call asked for."""
-
-    def __init__(self, script):
-        super().__init__(script)
-        self.scored_with: list[str | None] = []
-
-    async def score(self, prompt, continuations, adapter=None):
-        self.scored_with.append(adapter)
-        return await super().score(prompt, continuations, adapter)
-
-
 async def test_an_adapter_trained_on_the_answer_choice_answers_only_for_the_reranker(toolbox, store):
-    model = ScoreRecording(default_script(("Ada Lovelace",)))
-    scored_with = model.scored_with
+    scored_with: list[str | None] = []
+
+    class Recording(ScriptedModel):
+        async def score(self, prompt, continuations, adapter=None):
+            scored_with.append(adapter)
+            return await super().score(prompt, continuations, adapter)
+
+    model = Recording(default_script(("Ada Lovelace",)))
     model.scorer = lambda prompt, cand: -0.1 if "Lovelace" in cand else -6.0
     policy = RunPolicy(adapter=AdapterChoice.named("choice-0001", roles=frozenset({ANSWER_ROLE})))
     result = await run(model, toolbox, store, question="Who wrote the first published algorithm for the engine?",
@@ -392,30 +385,3 @@ async def test_key_points_are_the_quotes_of_the_findings_the_writer_chose(toolbo
     points = [line for line in result.report.splitlines() if line.startswith("- ")]
     assert len(points) == 1 and points[0].startswith(f"- {second} [")  # a repeated number is one point
     assert all(c["verified"] for c in result.citations)
-
-
-OPEN_CHOICE = "Which is a machine, Analytical Engine or London?"  # no rule decides: neither source says "machine"
-
-
-async def test_an_adapter_trained_for_the_option_choice_picks_the_option_the_rules_leave_open(toolbox, store):
-    model = ScoreRecording(default_script(("London",)))
-    model.scorer = lambda prompt, cand: -0.2 if cand == " London" else -3.0
-    policy = RunPolicy(adapter=AdapterChoice.named("choice-0002", roles=frozenset({ANSWER_ROLE, OPTION_ROLE})))
-    result = await run(model, toolbox, store, question=OPEN_CHOICE, policy=policy)
-    assert result.answer == "London" and model.scored_with == ["choice-0002"]
-    decision = store.events(result.run_id, "option_decision")[0].payload
-    assert decision["option"] == "London" and decision["rule"] == "likelihood"
-    # The chosen option cites its own source's lead sentence, checked like any citation.
-    assert result.citations[0]["verified"] and result.citations[0]["quote"] == "London is the capital of England."
-
-
-async def test_without_an_adapter_trained_for_it_the_writer_keeps_the_option_choice(toolbox, store):
-    for policy in (RunPolicy(), RunPolicy(adapter=AdapterChoice.named("choice-0001", roles=frozenset({ANSWER_ROLE}))),
-                   RunPolicy(adapter=AdapterChoice.named("grpo-0001"))):  # unscoped: not trained for it by name
-        model = ScriptedModel(default_script(("London",)))
-        model.scorer = lambda prompt, cand: -0.2 if cand == " London" else -3.0
-        result = await run(model, toolbox, store, question=OPEN_CHOICE, policy=policy)
-        writer = next(req for role, req in model.requests if role == "writer")
-        assert writer.json_schema["properties"]["answer"]["enum"] == ["Analytical Engine", "London", "not found"]
-        assert result.answer == "Analytical Engine"  # the scripted writer takes the first option
-        assert store.events(result.run_id, "option_decision")[0].payload["option"] is None

@@ -62,9 +62,3 @@ def test_positives_from_adds_the_gold_below_the_pool_to_training_sets_only():
         assert len(after.candidates) == 6 and after.correct == (False,) * 5 + (True,)
         added += 1
     assert added > 0
-
-
-def test_options_must_not_be_negative(tmp_path):
-    done = run("--out", str(tmp_path / "out"), "--options", "-1")
-    assert done.returncode == 1 and "--options ≥ 0" in done.stderr.strip()
-    assert not (tmp_path / "out").exists()

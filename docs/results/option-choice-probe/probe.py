@@ -21,15 +21,27 @@ from pathlib import Path
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import torch  # noqa: E402
+from deepresearch.agent.graph import candidates as C  # noqa: E402
 from deepresearch.agent.graph.answer_form import YES_NO, answer_choices  # noqa: E402
-from deepresearch.agent.graph.comparison import choose_option  # noqa: E402
-from deepresearch.agent.graph.option_scoring import option_context  # noqa: E402
+from deepresearch.agent.graph.comparison import choose_option, option_sentences  # noqa: E402
+from deepresearch.agent.graph.evidence import split_sentences  # noqa: E402
 from deepresearch.agent.graph.shared_property import decide_shared, named_things  # noqa: E402
 from deepresearch.evals.metrics import normalize_answer  # noqa: E402
 from deepresearch.train import answer_choice as A  # noqa: E402
 from deepresearch.train.simulated_evidence import SimulatedSearch  # noqa: E402
 
 POOL = Path(__file__).resolve().parents[4] / "shared/data/pool"
+
+
+def evidence(search: SimulatedSearch, question: str, things: list[str]) -> list[C.EvidenceSentence]:
+    docs, seen = [], set()
+    for query in [question, *things]:
+        for doc in search.search(query):
+            if doc[0] not in seen:
+                seen.add(doc[0])
+                docs.append(doc)
+    return [C.EvidenceSentence(s, rank, title, url=doc_id, position=k)
+            for rank, (doc_id, title, text) in enumerate(docs) for k, s in enumerate(split_sentences(text))]
 
 
 def undecided_examples() -> list[tuple[bool, A.ChoiceExample]]:
@@ -42,13 +54,14 @@ def undecided_examples() -> list[tuple[bool, A.ChoiceExample]]:
         choices = answer_choices(q["question"])
         yes_no = choices == YES_NO
         things = named_things(q["question"])[:2] if yes_no else choices
-        sents = search.option_evidence(q["question"], things)
+        sents = evidence(search, q["question"], things)
         rule = decide_shared(q["question"], sents) if yes_no else choose_option(q["question"], choices, sents)
         gold = normalize_answer(q["answer"])
         if rule is not None:
             decided, right = decided + 1, right + (normalize_answer(rule.option) == gold)
             continue
-        context, _ = option_context(q["question"], choices, sents)  # what the graph scores against
+        leads = [own[0].text for t in things if (own := option_sentences(t, sents))]
+        context = " ".join(leads) or (sents[0].text if sents else "")
         ex = A.ChoiceExample(q["question"], tuple((c, context, 0.0) for c in choices),
                              tuple(normalize_answer(c) == gold for c in choices))
         if ex.learnable:
