@@ -58,6 +58,19 @@ def examples(questions: Path, corpus: Path, limit: int, k: int, seed: int, sourc
     return out
 
 
+def bridge_sets(questions: Path, corpus: Path, limit: int, seed: int, sources: list[str] | None,
+                held_out: set[str]) -> tuple[list, list]:
+    """(held-out, train) bridge sets (train/bridge_examples.py) of the same questions as the answer sets:
+    a question held out there is held out here."""
+    from deepresearch.train.bridge_examples import bridge_example
+    from deepresearch.train.simulated_evidence import SimulatedSearch, free_form_train_questions
+
+    search = SimulatedSearch(corpus)
+    sets = [ex for q in free_form_train_questions(questions, seed, sources)[:limit]
+            if (ex := bridge_example(search, q["question"], q.get("gold_doc_ids", [])))]
+    return [ex for ex in sets if ex.question in held_out], [ex for ex in sets if ex.question not in held_out]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     from deepresearch.agent.graph.writer import RERANK_POOL
@@ -76,6 +89,9 @@ def main() -> None:
     parser.add_argument("--positives-from", type=int, default=0, metavar="N",
                         help="training sets whose pool lacks the gold get it from the top N spans as one more "
                              "candidate (0: off; held-out sets never do)")
+    parser.add_argument("--bridges", action="store_true",
+                        help="also train the follow-up hop's bridge choice (agent/graph/bridge_scoring.py) on the "
+                             "same questions; the adapter then answers for both roles")
     parser.add_argument("--epochs", type=int, default=1)
     parser.add_argument("--lr", type=float, default=3e-4)
     parser.add_argument("--batch", type=int, default=4)
@@ -93,6 +109,8 @@ def main() -> None:
         sys.exit(f"error: --positives-from must be 0 (off) or more than --candidates ({args.candidates})")
 
     import torch
+    from deepresearch.agent.graph.answer_scoring import ANSWER_ROLE
+    from deepresearch.agent.graph.bridge_scoring import BRIDGE_ROLE
     from deepresearch.agent.model.embedded_weights import embedded_model_dir
     from deepresearch.app.settings import load_settings
     from deepresearch.train import answer_choice as A
@@ -111,7 +129,16 @@ def main() -> None:
     print(f"{len(data)} questions with candidates ({time.perf_counter() - start:.0f} s); held out {len(held_out)}, "
           f"{sum(ex.correct[0] for ex in held_out)} right by features alone; "
           f"train {len(train)}, {sum(ex.learnable for ex in train)} with a correct candidate", flush=True)
+    bridges_held, bridges_train = (bridge_sets(args.questions, args.corpus, args.limit, args.seed, args.sources,
+                                               {ex.question for ex in held_out}) if args.bridges else ([], []))
+    if args.bridges:
+        print(f"bridge sets: held out {len(bridges_held)}, the features' name leads on for "
+              f"{sum(ex.correct[0] for ex in bridges_held)}, some name for "
+              f"{sum(any(ex.correct) for ex in bridges_held)}; "
+              f"train {len(bridges_train)}, {sum(ex.learnable for ex in bridges_train)} where a name leads on",
+              flush=True)
 
+    roles = (ANSWER_ROLE, BRIDGE_ROLE) if args.bridges else (ANSWER_ROLE,)
     model_dir = embedded_model_dir(load_settings().cache_dir)
     torch.manual_seed(args.seed)
     policy = load_policy(model_dir, LoraSettings(), None, args.seed)
@@ -119,7 +146,12 @@ def main() -> None:
                             int(policy.config.pad_token_id or 0))
     policy.eval()
 
+    bridge_top1: list[int] = []  # held-out bridge top-1, base then after every pass
+
     def measure() -> int | None:
+        if bridges_held:
+            bridge_top1.append(A.top1_hits(scorer, bridges_held))
+            print(f"  bridge top-1 {bridge_top1[-1]}/{len(bridges_held)}", flush=True)
         return A.top1_hits(scorer, held_out) if held_out else None
 
     def top1(hits: int | None) -> str:
@@ -139,10 +171,11 @@ def main() -> None:
         print(f"epoch {epoch}: {top1(per_epoch[epoch])} ({time.perf_counter() - start:.0f} s)", flush=True)
         if epoch < args.epochs:
             A.save_choice_adapter(policy, args.out / f"epoch-{epoch}" / "adapter",
-                                  {"trainer": "answer-choice", "epoch": epoch, "top1_held_out": per_epoch[epoch]})
+                                  {"trainer": "answer-choice", "epoch": epoch, "top1_held_out": per_epoch[epoch]},
+                                  roles)
 
-    stats = A.train_choice(scorer, train, lr=args.lr, batch=args.batch, epochs=args.epochs, seed=args.seed,
-                           progress=progress, epoch_end=epoch_end)
+    stats = A.train_choice(scorer, train + bridges_train, lr=args.lr, batch=args.batch, epochs=args.epochs,
+                           seed=args.seed, progress=progress, epoch_end=epoch_end)
     trained = per_epoch[args.epochs]
     print(f"trained: {top1(trained)} ({stats.steps} steps, {stats.seconds:.0f} s)", flush=True)
     summary = {"command": " ".join([sys.executable, *sys.argv]), "settings": vars(args) | {
@@ -150,7 +183,12 @@ def main() -> None:
         "held_out": len(held_out), "top1_base": base, "top1_trained": trained, "top1_per_epoch": per_epoch,
         "train_questions": len(train), "learnable": stats.examples, "steps": stats.steps,
         "final_loss": stats.loss, "train_seconds": stats.seconds}
-    A.save_choice_adapter(policy, args.out / "adapter", {"trainer": "answer-choice", **summary})
+    if args.bridges:
+        summary |= {"bridge_held_out": len(bridges_held), "bridge_top1_features": sum(
+            ex.correct[0] for ex in bridges_held), "bridge_top1_per_measure": bridge_top1,
+            "bridge_train_learnable": sum(ex.learnable for ex in bridges_train)}
+
+    A.save_choice_adapter(policy, args.out / "adapter", {"trainer": "answer-choice", **summary}, roles)
     (args.out / "summary.json").write_text(json.dumps(summary, indent=2))
     print(f"wrote {args.out / 'adapter'} and {args.out / 'summary.json'}")
 

@@ -42,11 +42,13 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class ChoiceExample:
-    """One question's candidates (text, the sentence it came from, feature score) and which are correct."""
+    """One question's candidates (text, the sentence it came from, feature score) and which are correct;
+    `template` is the prompt each candidate is scored after (the re-ranker's, or another decision's)."""
 
     question: str
     candidates: tuple[tuple[str, str, float], ...]
     correct: tuple[bool, ...]
+    template: str = TEMPLATE
 
     @classmethod
     def of(cls, question: str, candidates: Sequence[Candidate], answers: Iterable[str]) -> ChoiceExample:
@@ -76,8 +78,8 @@ def write_choice_examples(examples: Iterable[ChoiceExample], path: Path) -> None
 
 
 def read_choice_examples(path: Path) -> list[ChoiceExample]:
-    return [ChoiceExample(d["question"], tuple(tuple(c) for c in d["candidates"]), tuple(d["correct"]))
-            for d in json.loads(path.read_text())]
+    return [ChoiceExample(d["question"], tuple(tuple(c) for c in d["candidates"]), tuple(d["correct"]),
+                          d.get("template", TEMPLATE)) for d in json.loads(path.read_text())]
 
 
 def logged_examples(store: TraceStore, runs: Iterable[tuple[str, str, Sequence[str]]]) -> list[ChoiceExample]:
@@ -119,7 +121,7 @@ class ChoiceScorer:
         rows: list[tuple[list[int], list[int], list[int]]] = []  # (ids, positions, segment: 0 = the prompt)
         reads: list[tuple[int, list[int], list[int], int]] = []  # (row, predicting positions, targets, candidate)
         for r, (sentence, members) in enumerate(by_sentence.items()):
-            prompt = self._ids(TEMPLATE.format(sentence=sentence, question=example.question))
+            prompt = self._ids(example.template.format(sentence=sentence, question=example.question))
             ids, positions, segment = list(prompt), list(range(len(prompt))), [0] * len(prompt)
             for seg, i in enumerate(members, 1):
                 tail = self._ids(" " + example.candidates[i][0])
@@ -219,10 +221,11 @@ def train_choice(scorer: ChoiceScorer, examples: Sequence[ChoiceExample], *, lr:
     return ChoiceTrainStats(len(learnable), steps, total / max(seen, 1), time.perf_counter() - start)
 
 
-def save_choice_adapter(policy: torch.nn.Module, out: Path, metadata: dict) -> None:
-    """The adapter (peft files) with metadata.json scoping it to the re-ranker."""
+def save_choice_adapter(policy: torch.nn.Module, out: Path, metadata: dict,
+                        roles: Sequence[str] = (ANSWER_ROLE,)) -> None:
+    """The adapter (peft files) with metadata.json scoping it to the decisions it was trained for."""
     from deepresearch.train.registry import METADATA_FILE
 
     out.mkdir(parents=True, exist_ok=True)
     policy.save_pretrained(str(out))
-    (out / METADATA_FILE).write_text(json.dumps({**metadata, "roles": [ANSWER_ROLE]}, indent=2, default=str))
+    (out / METADATA_FILE).write_text(json.dumps({**metadata, "roles": list(roles)}, indent=2, default=str))

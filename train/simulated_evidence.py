@@ -53,11 +53,16 @@ class SimulatedSearch:
         return self.db.execute("select id, title, text from docs where docs match ? order by bm25(docs) limit ?",
                                (fts_or_expression(terms), self.sources)).fetchall()
 
+    @staticmethod
+    def sentences(docs: list[tuple[str, str, str]]) -> list[C.EvidenceSentence]:
+        """The sentences of a search's documents (the question's own: not a hop's), tagged with their rank."""
+        return [C.EvidenceSentence(s, r, title, url=doc_id, position=i)
+                for r, (doc_id, title, text) in enumerate(docs) for i, s in enumerate(split_sentences(text))]
+
     def evidence(self, question: str) -> tuple[list[C.EvidenceSentence], list[str]]:
         """The sentences of the question's search and of its bridge hop, and the bridge names."""
         docs = self.search(question)
-        sents = [C.EvidenceSentence(s, r, t, url=doc_id, position=i) for r, (doc_id, t, text) in enumerate(docs)
-                 for i, s in enumerate(split_sentences(text))]
+        sents = self.sentences(docs)
         bridges = [c.text for c in C.rank_candidates(question, sents, k=1, kind="name", weights=C.BRIDGE_W,
                                                     follow_links=False)]
         seen = {d[0] for d in docs}

@@ -86,7 +86,8 @@ class PlanEdited(RunEvent):
 
 @dataclass(frozen=True)
 class BridgeChosen(RunEvent):
-    """The follow-up hop: the entity of the evidence the next search looks for, out of `options`.
+    """The follow-up hop: the entity of the evidence the next search looks for, out of `options`;
+    `scores` when an adapter trained for the choice scored them (bridge_scoring.py), else empty.
     `step` is the step that searches it (not in the trace, which keeps only the choice)."""
 
     trace_kind: ClassVar[str | None] = "decision"
@@ -94,13 +95,16 @@ class BridgeChosen(RunEvent):
     search: str
     options: list[str]
     step: PlanStep | None = None
+    scores: list[float] = field(default_factory=list)
 
     def trace_payload(self) -> dict[str, Any]:
-        return {"search": self.search, "options": self.options}
+        return {"search": self.search, "options": self.options} | (
+            {"scores": [round(s, 4) for s in self.scores]} if self.scores else {})
 
     @classmethod
     def from_trace(cls, payload: dict[str, Any]) -> BridgeChosen:
-        return cls(search=str(payload.get("search", "")), options=list(payload.get("options") or []))
+        return cls(search=str(payload.get("search", "")), options=list(payload.get("options") or []),
+                   scores=[float(s) for s in payload.get("scores") or []])
 
 
 # --- coordinating --------------------------------------------------------------------------------

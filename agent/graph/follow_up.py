@@ -2,7 +2,8 @@
 
 The names come from the sentences read so far (the best-ranked names the question does not mention);
 the best-ranked one is searched, or (setting agent.bridge_choice = "model") the model chooses which
-one the answer depends on, under a grammar that offers only those names.
+one the answer depends on, under a grammar that offers only those names; with an adapter trained for
+the choice, the names are scored by it instead (bridge_scoring.py).
 Questions whose answer form is fixed need no hop: a yes/no question none, an "A or B" question a search
 for each option not searched yet, so the evidence can decide between them.
 """
@@ -17,6 +18,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command
 
 from .answer_form import YES_NO, answer_choices
+from .bridge_scoring import score_bridges
 from .candidates import BRIDGE_W, rank_candidates
 from .context import MalformedOutput, ResearchContext
 from .events import BridgeChosen
@@ -76,11 +78,15 @@ async def bridge_step(state: ResearchState, ctx: ResearchContext) -> tuple[PlanS
     sentences = read_sentences(state.get("sources", []), ctx.toolbox.source_text)
     ranked = rank_candidates(state["question"], sentences, k=BRIDGE_OPTIONS + len(made), kind="name", weights=BRIDGE_W,
                             follow_links=False)
-    names = [c.text for c in ranked if normalise(c.text) not in made][:BRIDGE_OPTIONS]
+    offered = [c for c in ranked if normalise(c.text) not in made][:BRIDGE_OPTIONS]
+    names = [c.text for c in offered]
     if not names:
         return None, None
     usage = None
-    if len(names) == 1 or ctx.settings.bridge_choice == "rank":
+    scores = await score_bridges(ctx, state["question"], offered)
+    if scores is not None:  # an adapter trained for this choice makes it
+        bridge = names[max(range(len(names)), key=scores.__getitem__)]
+    elif len(names) == 1 or ctx.settings.bridge_choice == "rank":
         bridge = names[0]
     else:
         findings = unique_findings(state.get("findings", []))[: ctx.settings.max_sources_in_prompt]
@@ -98,5 +104,5 @@ async def bridge_step(state: ResearchState, ctx: ResearchContext) -> tuple[PlanS
     plan = state.get("plan", [])
     step = PlanStep(id=max((s["id"] for s in plan), default=0) + 1, goal=f"find: {bridge}", tool="search",
                     query=bridge, done_when="the missing fact is found", status="pending", round=-1, bridge=bridge)
-    ctx.record(BridgeChosen(search=bridge, options=names, step=step))
+    ctx.record(BridgeChosen(search=bridge, options=names, step=step, scores=scores or []))
     return step, usage

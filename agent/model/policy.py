@@ -52,6 +52,11 @@ class AdapterChoice:
         """The adapter's name for records and manifests (None unless one is named)."""
         return self.name if self.mode is AdapterMode.NAMED else None
 
+    def trained_for(self, role: str) -> bool:
+        """Whether this is a named adapter whose scope names `role`: a decision the rules make better than the
+        base model (bridge_scoring.py) is handed to the model only by an adapter trained for it."""
+        return self.mode is AdapterMode.NAMED and self.roles is not None and role in self.roles
+
     def request(self, role: str) -> str | None:
         """The `adapter` field of one role's request: None = the model's active one, "" = the base model."""
         if self.mode is AdapterMode.ACTIVE:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from deepresearch.agent.config import AgentSettings, BudgetSettings
 from deepresearch.agent.graph.answer_scoring import ANSWER_ROLE
+from deepresearch.agent.graph.bridge_scoring import BRIDGE_ROLE
 from deepresearch.agent.graph.run import ResearchRuntime, RunOptions, research
 from deepresearch.agent.model.base import BASE_MODEL
 from deepresearch.agent.model.policy import AdapterChoice, RunPolicy
@@ -85,6 +86,41 @@ async def test_coordinator_follow_up_searches_a_bridge_entity(toolbox, store):
     assert "Babbage" in result.answer
     # The answer cites the sentence it was taken from, and that citation verifies.
     assert result.answer in result.citations[0]["quote"] and result.citations[0]["verified"]
+
+
+BRIDGE_QUESTION = "Who designed the engine Ada Lovelace wrote for?"
+
+
+async def test_an_adapter_trained_for_the_bridge_chooses_the_hop_by_its_scores(toolbox, store):
+    ranked = await run(ScriptedModel(default_script(("Ada Lovelace born",))), toolbox, store,
+                       question=BRIDGE_QUESTION, settings=agent_settings(max_rounds=2))
+    offered = store.events(ranked.run_id, "decision")[0].payload["options"]
+    assert len(offered) > 1
+    scored: list[tuple[str, str | None]] = []
+
+    class Recording(ScriptedModel):
+        async def score(self, prompt, continuations, adapter=None):
+            scored.append((prompt, adapter))
+            return await super().score(prompt, continuations, adapter)
+
+    for roles, hop in (({ANSWER_ROLE, BRIDGE_ROLE}, offered[-1]), ({ANSWER_ROLE}, offered[0])):
+        model = Recording(default_script(("Ada Lovelace born",)))
+        # the bridge's prompt likes the last name offered, far beyond the features' differences
+        model.scorer = lambda prompt, cand: (-0.1 if cand == " " + offered[-1] else -20.0) \
+            if prompt.endswith("Look up:") else -1.0
+        scored.clear()
+        policy = RunPolicy(adapter=AdapterChoice.named("choice-0003", roles=frozenset(roles)))
+        result = await run(model, toolbox, store, question=BRIDGE_QUESTION, settings=agent_settings(max_rounds=2),
+                           policy=policy)
+        decision = store.events(result.run_id, "decision")[0].payload
+        assert decision["options"] == offered and decision["search"] == hop
+        assert [s["bridge"] for s in result.plan if s.get("bridge")] == [hop]
+        bridge_calls = [adapter for prompt, adapter in scored if prompt.endswith("Look up:")]
+        if BRIDGE_ROLE in roles:
+            assert bridge_calls and set(bridge_calls) == {"choice-0003"} and len(decision["scores"]) == len(offered)
+        else:  # not trained for it: the rule's choice, nothing scored for it
+            assert not bridge_calls and "scores" not in decision
+        assert model.calls("coordinator") == 0
 
 
 async def test_by_default_the_hop_searches_the_best_ranked_bridge_name_without_a_model_call(toolbox, store):

@@ -21,6 +21,13 @@ def test_an_adapter_choice_says_which_weights_answer_each_role():
         AdapterChoice.named("")
 
 
+def test_only_an_adapter_that_names_a_role_counts_as_trained_for_it():
+    assert AdapterChoice.named("choice-0002", roles=frozenset({"answer", "bridge"})).trained_for("bridge")
+    assert not AdapterChoice.named("choice-0001", roles=frozenset({"answer"})).trained_for("bridge")
+    assert not AdapterChoice.named("grpo-0001").trained_for("bridge")  # unscoped: answers for it, not trained for it
+    assert not AdapterChoice.active().trained_for("bridge") and not AdapterChoice.base().trained_for("bridge")
+
+
 def test_only_the_sampled_roles_sample_and_the_policy_is_frozen():
     policy = RunPolicy(temperature=0.7, sampled_roles=frozenset({"planner"}), seed=3)
     assert (policy.temperature_for("planner"), policy.temperature_for("writer")) == (0.7, 0.0)

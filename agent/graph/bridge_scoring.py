@@ -1,0 +1,51 @@
+"""The follow-up hop's bridge, chosen by an adapter trained for it.
+
+A multi-hop question names its answer through a bridge ("the playwright who wrote The City Heiress"),
+and the graph makes one more search for the bridge entity among the names of its evidence
+(follow_up.py). By rule that is the best-ranked name (candidates.BRIDGE_W). With an adapter whose
+metadata names the role BRIDGE_ROLE, each of the offered names is scored like an answer candidate,
+
+    s(n) = f(n) + mean_t log π(n_t | BRIDGE_TEMPLATE(sentence(n), q), n_<t)       f: the bridge features
+
+and the best one is searched. Which name leads on is known for a training question without running the
+graph: searching it finds a gold document the question's own search did not (train/bridge_examples.py),
+so the answer choice's exact loss trains this choice too. Without such an adapter nothing changes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import TYPE_CHECKING
+
+from deepresearch.agent.model.base import ModelError
+
+from .answer_scoring import EMPTY_LIKELIHOOD, LIKELIHOOD_WEIGHT
+from .candidates import Candidate
+
+if TYPE_CHECKING:
+    from .context import ResearchContext
+
+BRIDGE_ROLE = "bridge"
+BRIDGE_TEMPLATE = "Context: {sentence}\nQuestion: {question}\nLook up:"
+BRIDGE_TEMPLATE_VERSION = f"bridge-likelihood@{hashlib.sha1(BRIDGE_TEMPLATE.encode()).hexdigest()[:8]}"
+
+
+async def score_bridges(ctx: ResearchContext, question: str, names: list[Candidate]) -> list[float] | None:
+    """Each name's score, features + likelihood, under the adapter trained for the bridge; None when the
+    run's adapter was not trained for it, or the backend cannot score (the rule then chooses)."""
+    if len(names) < 2 or not ctx.policy.adapter.trained_for(BRIDGE_ROLE):
+        return None
+    by_sentence: dict[str, list[int]] = {}
+    for i, name in enumerate(names):
+        by_sentence.setdefault(name.quote, []).append(i)
+    adapter = ctx.policy.adapter_for(BRIDGE_ROLE)
+    likelihood = [EMPTY_LIKELIHOOD] * len(names)
+    try:
+        for sentence, members in by_sentence.items():
+            scored = await ctx.model.score(BRIDGE_TEMPLATE.format(sentence=sentence, question=question),
+                                           [" " + names[i].text for i in members], adapter=adapter)
+            for i, lps in zip(members, scored, strict=True):
+                likelihood[i] = sum(lps) / len(lps) if lps else EMPTY_LIKELIHOOD
+    except ModelError:  # includes ScoringUnsupported
+        return None
+    return [name.score + LIKELIHOOD_WEIGHT * ll for name, ll in zip(names, likelihood, strict=True)]
