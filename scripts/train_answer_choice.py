@@ -12,8 +12,10 @@ Questions and corpus: ../shared/data/pool beside the repository, else the bundle
    train it: −log Σ_correct softmax(s), --epochs passes.
    --positives-from N: a training set whose pool misses the gold gets the best correct span of the top N as
    one more candidate (session 36: held-out top-1 31 / 30 after passes 1 / 2, against 32 / 30 without: no gain).
-3. Writes OUT/adapter (peft files + metadata.json scoped to the re-ranker's role) and OUT/summary.json;
-   with more than one epoch, also OUT/epoch-N/adapter and the held-out top-1 after every pass.
+   --bridges: the follow-up hop's bridge names of the same questions train the same adapter
+   (train/bridge_examples.py; session 43: held-out hops that find a new gold document 31 by features, 50 trained).
+3. Writes OUT/adapter (peft files + metadata.json scoped to the re-ranker's role, and `bridge` with --bridges) and
+   OUT/summary.json; with more than one epoch, also OUT/epoch-N/adapter and the held-out top-1 after every pass.
    The dev split is never read: `deepresearch eval --adapter OUT/adapter` measures it on dev questions.
 """
 
