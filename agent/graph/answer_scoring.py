@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -41,27 +42,35 @@ TEMPLATE = "Context: {sentence}\nQuestion: {question}\nAnswer:"
 TEMPLATE_VERSION = f"answer-likelihood@{hashlib.sha1(TEMPLATE.encode()).hexdigest()[:8]}"
 
 
+async def likelihoods(ctx: ResearchContext, template: str, question: str, candidates: Sequence[Candidate],
+                      adapter: str | None) -> list[float]:
+    """Each candidate's mean log-likelihood after `template` filled with its sentence and the question, one
+    score call per sentence (its candidates share the prompt). Raises ModelError if the backend cannot score."""
+    by_sentence: dict[str, list[int]] = {}
+    for i, cand in enumerate(candidates):
+        by_sentence.setdefault(cand.quote, []).append(i)
+    scored = await asyncio.gather(*(
+        ctx.model.score(template.format(sentence=sentence, question=question),
+                        [" " + candidates[i].text for i in members], adapter=adapter)
+        for sentence, members in by_sentence.items()
+    ))
+    out = [EMPTY_LIKELIHOOD] * len(candidates)
+    for members, logprobs in zip(by_sentence.values(), scored, strict=True):
+        for i, lps in zip(members, logprobs, strict=True):
+            out[i] = sum(lps) / len(lps) if lps else EMPTY_LIKELIHOOD
+    return out
+
+
 async def rerank(ctx: ResearchContext, question: str, candidates: list[Candidate]) -> list[Candidate]:
     """Candidates re-sorted by features + likelihood (unchanged when the backend cannot score)."""
     if len(candidates) < 2:
         return candidates
-    by_sentence: dict[str, list[Candidate]] = {}
-    for cand in candidates:
-        by_sentence.setdefault(cand.quote, []).append(cand)
-    adapter = ctx.policy.adapter_for(ANSWER_ROLE)
     try:
-        scored = await asyncio.gather(*(
-            ctx.model.score(TEMPLATE.format(sentence=sentence, question=question), [" " + c.text for c in group],
-                            adapter=adapter)
-            for sentence, group in by_sentence.items()
-        ))
+        scored = await likelihoods(ctx, TEMPLATE, question, candidates, ctx.policy.adapter_for(ANSWER_ROLE))
     except ModelError as exc:  # includes ScoringUnsupported: keep the feature order
         ctx.record(AnswerScored(error=str(exc)))
         return candidates
-    likelihood: dict[str, float] = {}
-    for group, logprobs in zip(by_sentence.values(), scored, strict=True):
-        for cand, lps in zip(group, logprobs, strict=True):
-            likelihood[cand.text] = sum(lps) / len(lps) if lps else EMPTY_LIKELIHOOD
+    likelihood = {cand.text: ll for cand, ll in zip(candidates, scored, strict=True)}
     out = sorted((replace(c, score=c.score + LIKELIHOOD_WEIGHT * likelihood[c.text]) for c in candidates),
                  key=lambda c: -c.score)
     ctx.record(AnswerScored(template=TEMPLATE_VERSION, weight=LIKELIHOOD_WEIGHT, candidates=[

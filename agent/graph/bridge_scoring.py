@@ -14,12 +14,11 @@ so the answer choice's exact loss trains this choice too. Without such an adapte
 
 from __future__ import annotations
 
-import hashlib
 from typing import TYPE_CHECKING
 
 from deepresearch.agent.model.base import ModelError
 
-from .answer_scoring import EMPTY_LIKELIHOOD, LIKELIHOOD_WEIGHT
+from .answer_scoring import LIKELIHOOD_WEIGHT, likelihoods
 from .candidates import Candidate
 
 if TYPE_CHECKING:
@@ -27,7 +26,6 @@ if TYPE_CHECKING:
 
 BRIDGE_ROLE = "bridge"
 BRIDGE_TEMPLATE = "Context: {sentence}\nQuestion: {question}\nLook up:"
-BRIDGE_TEMPLATE_VERSION = f"bridge-likelihood@{hashlib.sha1(BRIDGE_TEMPLATE.encode()).hexdigest()[:8]}"
 
 
 async def score_bridges(ctx: ResearchContext, question: str, names: list[Candidate]) -> list[float] | None:
@@ -35,17 +33,8 @@ async def score_bridges(ctx: ResearchContext, question: str, names: list[Candida
     run's adapter was not trained for it, or the backend cannot score (the rule then chooses)."""
     if len(names) < 2 or not ctx.policy.adapter.trained_for(BRIDGE_ROLE):
         return None
-    by_sentence: dict[str, list[int]] = {}
-    for i, name in enumerate(names):
-        by_sentence.setdefault(name.quote, []).append(i)
-    adapter = ctx.policy.adapter_for(BRIDGE_ROLE)
-    likelihood = [EMPTY_LIKELIHOOD] * len(names)
     try:
-        for sentence, members in by_sentence.items():
-            scored = await ctx.model.score(BRIDGE_TEMPLATE.format(sentence=sentence, question=question),
-                                           [" " + names[i].text for i in members], adapter=adapter)
-            for i, lps in zip(members, scored, strict=True):
-                likelihood[i] = sum(lps) / len(lps) if lps else EMPTY_LIKELIHOOD
+        scored = await likelihoods(ctx, BRIDGE_TEMPLATE, question, names, ctx.policy.adapter_for(BRIDGE_ROLE))
     except ModelError:  # includes ScoringUnsupported
         return None
-    return [name.score + LIKELIHOOD_WEIGHT * ll for name, ll in zip(names, likelihood, strict=True)]
+    return [name.score + LIKELIHOOD_WEIGHT * ll for name, ll in zip(names, scored, strict=True)]

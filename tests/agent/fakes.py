@@ -40,6 +40,7 @@ class ScriptedModel(ChatModel):
         self.script = script
         self.delay_s = delay_s
         self.requests: list[tuple[str, ChatRequest]] = []
+        self.scored: list[tuple[str, str | None]] = []  # (prompt, adapter) of every `score` call
         self.concurrent = 0
         self.max_concurrent = 0
 
@@ -69,6 +70,7 @@ class ScriptedModel(ChatModel):
 
     async def score(self, prompt: str, continuations: list[str], adapter: str | None = None) -> list[list[float]]:
         """With a `scorer(prompt, continuation) -> logprob`, scores like a backend that can; else cannot."""
+        self.scored.append((prompt, adapter))
         scorer = getattr(self, "scorer", None)
         if scorer is None:
             return await super().score(prompt, continuations, adapter)

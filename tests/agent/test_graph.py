@@ -96,26 +96,18 @@ async def test_an_adapter_trained_for_the_bridge_chooses_the_hop_by_its_scores(t
                        question=BRIDGE_QUESTION, settings=agent_settings(max_rounds=2))
     offered = store.events(ranked.run_id, "decision")[0].payload["options"]
     assert len(offered) > 1
-    scored: list[tuple[str, str | None]] = []
-
-    class Recording(ScriptedModel):
-        async def score(self, prompt, continuations, adapter=None):
-            scored.append((prompt, adapter))
-            return await super().score(prompt, continuations, adapter)
-
     for roles, hop in (({ANSWER_ROLE, BRIDGE_ROLE}, offered[-1]), ({ANSWER_ROLE}, offered[0])):
-        model = Recording(default_script(("Ada Lovelace born",)))
+        model = ScriptedModel(default_script(("Ada Lovelace born",)))
         # the bridge's prompt likes the last name offered, far beyond the features' differences
         model.scorer = lambda prompt, cand: (-0.1 if cand == " " + offered[-1] else -20.0) \
             if prompt.endswith("Look up:") else -1.0
-        scored.clear()
         policy = RunPolicy(adapter=AdapterChoice.named("choice-0003", roles=frozenset(roles)))
         result = await run(model, toolbox, store, question=BRIDGE_QUESTION, settings=agent_settings(max_rounds=2),
                            policy=policy)
         decision = store.events(result.run_id, "decision")[0].payload
         assert decision["options"] == offered and decision["search"] == hop
         assert [s["bridge"] for s in result.plan if s.get("bridge")] == [hop]
-        bridge_calls = [adapter for prompt, adapter in scored if prompt.endswith("Look up:")]
+        bridge_calls = [adapter for prompt, adapter in model.scored if prompt.endswith("Look up:")]
         if BRIDGE_ROLE in roles:
             assert bridge_calls and set(bridge_calls) == {"choice-0003"} and len(decision["scores"]) == len(offered)
         else:  # not trained for it: the rule's choice, nothing scored for it
@@ -332,19 +324,12 @@ async def test_the_policy_likelihood_reranks_the_answer_candidates(toolbox, stor
 
 
 async def test_an_adapter_trained_on_the_answer_choice_answers_only_for_the_reranker(toolbox, store):
-    scored_with: list[str | None] = []
-
-    class Recording(ScriptedModel):
-        async def score(self, prompt, continuations, adapter=None):
-            scored_with.append(adapter)
-            return await super().score(prompt, continuations, adapter)
-
-    model = Recording(default_script(("Ada Lovelace",)))
+    model = ScriptedModel(default_script(("Ada Lovelace",)))
     model.scorer = lambda prompt, cand: -0.1 if "Lovelace" in cand else -6.0
     policy = RunPolicy(adapter=AdapterChoice.named("choice-0001", roles=frozenset({ANSWER_ROLE})))
     result = await run(model, toolbox, store, question="Who wrote the first published algorithm for the engine?",
                        policy=policy)
-    assert result.answer == "Ada Lovelace" and scored_with and set(scored_with) == {"choice-0001"}
+    assert result.answer == "Ada Lovelace" and model.scored and {a for _, a in model.scored} == {"choice-0001"}
     assert {req.adapter for _, req in model.requests} == {BASE_MODEL}  # planner, extractor, writer: base
 
 
