@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 from deepresearch.agent.config import AgentSettings, BudgetSettings
+from deepresearch.agent.graph.run import ResearchRuntime, RunOptions, research
+from deepresearch.agent.model.policy import RunPolicy
 from deepresearch.agent.trace.store import TraceStore
 
 from .fakes import DictToolbox
@@ -82,3 +84,9 @@ def default_script(plan_queries=("Ada Lovelace born", "Analytical Engine designe
 
 def dumps(x) -> str:
     return json.dumps(x)
+
+
+async def run(model, toolbox, store, settings=None, question="When was Ada Lovelace born?", policy=RunPolicy(),
+              **options):
+    runtime = ResearchRuntime(model=model, toolbox=toolbox, store=store, settings=settings or agent_settings())
+    return await research(question, runtime, policy, RunOptions(**options))

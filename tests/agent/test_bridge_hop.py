@@ -1,0 +1,78 @@
+"""The follow-up hop of a multi-hop question: the bridge name it searches, by rule, by the model's call, or by
+an adapter trained for the choice (agent/graph/follow_up.py, bridge_scoring.py). Scripted model."""
+
+from __future__ import annotations
+
+from deepresearch.agent.config import AgentSettings, BudgetSettings
+from deepresearch.agent.graph.answer_scoring import ANSWER_ROLE
+from deepresearch.agent.graph.bridge_scoring import BRIDGE_ROLE
+from deepresearch.agent.model.policy import AdapterChoice, RunPolicy
+
+from .conftest import agent_settings, default_script, first_matching, run, user_text
+from .fakes import ScriptedModel
+
+
+async def test_coordinator_follow_up_searches_a_bridge_entity(toolbox, store):
+    base = default_script(("Ada Lovelace born",))
+    offered = []
+
+    def script(role, request):
+        if role == "coordinator":
+            assert "[1]" in user_text(request)  # it sees the findings so far
+            offered.append(request.json_schema["properties"]["search"]["enum"])
+            return {"search": first_matching(offered[-1], "Engine")}
+        return base(role, request)
+
+    model = ScriptedModel(script)
+    settings = AgentSettings(budget=BudgetSettings(max_rounds=2), bridge_choice="model")
+    result = await run(model, toolbox, store, question="Who designed the engine Ada Lovelace wrote for?",
+                       settings=settings)
+    searches = [raw["query"] for name, raw in toolbox.invocations if name == "search"]
+    # The hop searches a name the evidence gave (a choice, not free text), never one of the question's.
+    bridge = first_matching(offered[0], "Engine")
+    assert "Engine" in bridge and not any("Lovelace" in name for name in offered[0])
+    assert searches[-1] == bridge
+    assert model.calls("coordinator") == 1  # the round limit ends the run after the second hop
+    assert [s["bridge"] for s in result.plan if s.get("bridge")] == [bridge]
+    assert result.status == "finished"
+    assert "Babbage" in result.answer
+    # The answer cites the sentence it was taken from, and that citation verifies.
+    assert result.answer in result.citations[0]["quote"] and result.citations[0]["verified"]
+
+
+BRIDGE_QUESTION = "Who designed the engine Ada Lovelace wrote for?"
+
+
+async def test_an_adapter_trained_for_the_bridge_chooses_the_hop_by_its_scores(toolbox, store):
+    ranked = await run(ScriptedModel(default_script(("Ada Lovelace born",))), toolbox, store,
+                       question=BRIDGE_QUESTION, settings=agent_settings(max_rounds=2))
+    offered = store.events(ranked.run_id, "decision")[0].payload["options"]
+    assert len(offered) > 1
+    for roles, hop in (({ANSWER_ROLE, BRIDGE_ROLE}, offered[-1]), ({ANSWER_ROLE}, offered[0])):
+        model = ScriptedModel(default_script(("Ada Lovelace born",)))
+        # the bridge's prompt likes the last name offered, far beyond the features' differences
+        model.scorer = lambda prompt, cand: (-0.1 if cand == " " + offered[-1] else -20.0) \
+            if prompt.endswith("Look up:") else -1.0
+        policy = RunPolicy(adapter=AdapterChoice.named("choice-0003", roles=frozenset(roles)))
+        result = await run(model, toolbox, store, question=BRIDGE_QUESTION, settings=agent_settings(max_rounds=2),
+                           policy=policy)
+        decision = store.events(result.run_id, "decision")[0].payload
+        assert decision["options"] == offered and decision["search"] == hop
+        assert [s["bridge"] for s in result.plan if s.get("bridge")] == [hop]
+        bridge_calls = [adapter for prompt, adapter in model.scored if prompt.endswith("Look up:")]
+        if BRIDGE_ROLE in roles:
+            assert bridge_calls and set(bridge_calls) == {"choice-0003"} and len(decision["scores"]) == len(offered)
+        else:  # not trained for it: the rule's choice, nothing scored for it
+            assert not bridge_calls and "scores" not in decision
+        assert model.calls("coordinator") == 0
+
+
+async def test_by_default_the_hop_searches_the_best_ranked_bridge_name_without_a_model_call(toolbox, store):
+    model = ScriptedModel(default_script(("Ada Lovelace born",)))
+    result = await run(model, toolbox, store, question="Who designed the engine Ada Lovelace wrote for?",
+                       settings=agent_settings(max_rounds=2))
+    bridges = [s["bridge"] for s in result.plan if s.get("bridge")]
+    decision = [e.payload for e in store.events(result.run_id, "decision")]
+    assert len(decision[0]["options"]) > 1 and bridges == [decision[0]["options"][0]] == [decision[0]["search"]]
+    assert "Lovelace" not in bridges[0]
+    assert model.calls("coordinator") == 0
