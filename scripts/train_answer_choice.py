@@ -22,6 +22,7 @@ Questions and corpus: ../shared/data/pool beside the repository, else the bundle
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import sys
@@ -33,6 +34,14 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 POOL = Path(__file__).resolve().parents[2] / "shared/data/pool"
 
 
+@functools.cache
+def simulated_search(corpus: Path):
+    """The corpus indexed once per process (the answer and the bridge sets search the same one)."""
+    from deepresearch.train.simulated_evidence import SimulatedSearch
+
+    return SimulatedSearch(corpus)
+
+
 def examples(questions: Path, corpus: Path, limit: int, k: int, seed: int, sources: list[str] | None = None,
              positives_from: int = 0, plain: int = 0) -> list:
     """One ChoiceExample per question with candidates: the top k spans by features. With `positives_from`
@@ -40,12 +49,12 @@ def examples(questions: Path, corpus: Path, limit: int, k: int, seed: int, sourc
     best-ranked correct span of the top N, as a k+1-th candidate."""
     from deepresearch.agent.graph import candidates as C
     from deepresearch.train.answer_choice import ChoiceExample
-    from deepresearch.train.simulated_evidence import SimulatedSearch, free_form_train_questions
+    from deepresearch.train.simulated_evidence import free_form_train_questions
 
     chosen = free_form_train_questions(questions, seed, sources)[:limit]
     if not chosen:  # indexing the corpus takes seconds: not for a --source with no questions
         return []
-    search = SimulatedSearch(corpus)
+    search = simulated_search(corpus)
     out = []
     for q in chosen:
         sents, bridges = search.evidence(q["question"])
@@ -65,9 +74,9 @@ def bridge_sets(questions: Path, corpus: Path, limit: int, seed: int, sources: l
     """(held-out, train) bridge sets (train/bridge_examples.py) of the same questions as the answer sets:
     a question held out there is held out here."""
     from deepresearch.train.bridge_examples import bridge_example
-    from deepresearch.train.simulated_evidence import SimulatedSearch, free_form_train_questions
+    from deepresearch.train.simulated_evidence import free_form_train_questions
 
-    search = SimulatedSearch(corpus)
+    search = simulated_search(corpus)
     sets = [ex for q in free_form_train_questions(questions, seed, sources)[:limit]
             if (ex := bridge_example(search, q["question"], q.get("gold_doc_ids", [])))]
     return [ex for ex in sets if ex.question in held_out], [ex for ex in sets if ex.question not in held_out]

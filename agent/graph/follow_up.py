@@ -19,7 +19,7 @@ from langgraph.types import Command
 
 from .answer_form import YES_NO, answer_choices
 from .bridge_scoring import score_bridges
-from .candidates import BRIDGE_W, rank_candidates
+from .candidates import BRIDGE_W, Candidate, EvidenceSentence, rank_candidates
 from .context import MalformedOutput, ResearchContext
 from .events import BridgeChosen
 from .evidence import normalise
@@ -70,15 +70,20 @@ def option_steps(state: ResearchState, options: list[str], ctx: ResearchContext)
     return steps
 
 
+def bridge_options(question: str, sentences: list[EvidenceSentence], made: set[str]) -> list[Candidate]:
+    """The names offered as the bridge, best-ranked first: names of the sentences read that the run has not
+    searched yet (`made`, normalised). Training sets offer the same (train/bridge_examples.py)."""
+    ranked = rank_candidates(question, sentences, k=BRIDGE_OPTIONS + len(made), kind="name", weights=BRIDGE_W,
+                             follow_links=False)
+    return [c for c in ranked if normalise(c.text) not in made][:BRIDGE_OPTIONS]
+
+
 async def bridge_step(state: ResearchState, ctx: ResearchContext) -> tuple[PlanStep | None, Usage | None]:
     """The step that searches the bridge entity (None: no hop), and the usage of the choice's LLM call."""
     if answer_choices(state["question"]) is not None:
         return None, None
-    made = searched(state)
     sentences = read_sentences(state.get("sources", []), ctx.toolbox.source_text)
-    ranked = rank_candidates(state["question"], sentences, k=BRIDGE_OPTIONS + len(made), kind="name", weights=BRIDGE_W,
-                            follow_links=False)
-    offered = [c for c in ranked if normalise(c.text) not in made][:BRIDGE_OPTIONS]
+    offered = bridge_options(state["question"], sentences, searched(state))
     names = [c.text for c in offered]
     if not names:
         return None, None

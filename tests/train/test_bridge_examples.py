@@ -8,8 +8,10 @@ import json
 from pathlib import Path
 
 from deepresearch.agent.graph.bridge_scoring import BRIDGE_TEMPLATE
+from deepresearch.agent.graph.evidence import normalise
+from deepresearch.agent.graph.follow_up import bridge_options
 from deepresearch.evals.dataset import bundled_dataset
-from deepresearch.train.bridge_examples import bridge_example, bridge_names
+from deepresearch.train.bridge_examples import bridge_example
 from deepresearch.train.simulated_evidence import SimulatedSearch
 
 QUESTION = "In what year did the playwright who wrote The City Heiress die?"
@@ -38,7 +40,7 @@ def test_a_name_is_correct_when_its_search_finds_a_new_gold_document(tmp_path):
     assert "Aphra Behn" in names and len(names) > 1 and ex.template == BRIDGE_TEMPLATE
     assert ex.correct == tuple(name == "Aphra Behn" for name in names) and ex.learnable
     # each name is scored after the sentence it was found in, with the bridge features' score
-    offered = bridge_names(QUESTION, search.sentences(search.search(QUESTION)))
+    offered = bridge_options(QUESTION, search.sentences(search.search(QUESTION)), {normalise(QUESTION)})
     assert ex.candidates == tuple((c.text, c.quote, c.score) for c in offered)
     # a gold document the first search already found is no reason to search a name
     assert not any(bridge_example(search, QUESTION, ["heiress"]).correct)
