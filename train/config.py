@@ -75,9 +75,9 @@ class GRPOSettings(BaseModel):
         "None = by device: on with a GPU, off on CPUs"
     )
     answer_choice_lr: float = Field(
-        3e-4, ge=0.0, description="the answer re-ranker's choice loss (train/answer_choice.py) over the candidate "
-        "sets the round's runs logged, with a question's gold among them: its own AdamW step size (session 32's "
-        "best for the LoRA re-ranker); 0 = off"
+        3e-4, ge=0.0, description="the scored choices' loss (train/answer_choice.py) over the sets the round's "
+        "runs logged: the re-ranker's candidates with a question's gold among them, the hop's bridge names "
+        "(train/bridge_examples.py); its own AdamW step size (session 32's best for the LoRA re-ranker); 0 = off"
     )
     seed: int = 0
 
@@ -117,7 +117,8 @@ class RewardSettings(BaseModel):
     token_cost_per_1k: float = Field(0.005, ge=0.0, description="penalty per 1,000 LLM tokens")
     role_weights: dict[str, float] = Field(
         default_factory=dict, description="per-role loss weight, e.g. {'planner': 0.5}; missing roles = 1.0; "
-        "'answer' (the re-ranker's choice loss) is on or off (> 0 or 0), its step size is grpo.answer_choice_lr"
+        "'answer' and 'bridge' (the re-ranker's and the hop's choice losses) are on or off (> 0 or 0), their step "
+        "size is grpo.answer_choice_lr"
     )
 
     def training_only(self, roles: set[str] | list[str]) -> RewardSettings:
@@ -133,12 +134,13 @@ class RewardSettings(BaseModel):
 
 
 def trainable_roles() -> tuple[str, ...]:
-    """The agent's prompt roles, whose calls are token samples, and the answer re-ranker's choice ("answer",
-    trained by its own loss: answer_choice.py)."""
+    """The agent's prompt roles, whose calls are token samples, and the two scored choices trained by their own
+    loss (answer_choice.py): "answer" (the answer re-ranker's) and "bridge" (the follow-up hop's entity)."""
     from deepresearch.agent.graph.answer_scoring import ANSWER_ROLE
+    from deepresearch.agent.graph.bridge_scoring import BRIDGE_ROLE
     from deepresearch.agent.prompts import ROLES
 
-    return (*ROLES, ANSWER_ROLE)
+    return (*ROLES, ANSWER_ROLE, BRIDGE_ROLE)
 
 
 class RolloutSettings(BaseModel):
@@ -191,3 +193,10 @@ class TrainSettings(BaseModel):
 
         trained = self.rewards.trained_roles()
         return self.grpo.answer_choice_lr > 0 and (trained is None or ANSWER_ROLE in trained)
+
+    def trains_bridge_choice(self) -> bool:
+        """The follow-up hop's choice loss is on: a step size, and the role `bridge` not left out."""
+        from deepresearch.agent.graph.bridge_scoring import BRIDGE_ROLE
+
+        trained = self.rewards.trained_roles()
+        return self.grpo.answer_choice_lr > 0 and (trained is None or BRIDGE_ROLE in trained)

@@ -16,13 +16,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from deepresearch.agent.graph.answer_scoring import ANSWER_ROLE
+from deepresearch.agent.graph.bridge_scoring import BRIDGE_ROLE
 from deepresearch.agent.model.policy import RunPolicy
 from pydantic import BaseModel, Field
 
 from .answer_choice import ChoiceExample, logged_examples
 from .batching import count_micro_batches
 from .checkpoint import Checkpoint, LoopState
-from .config import TrainSettings
+from .config import TrainSettings, trainable_roles
 from .information import InformationScorer
 from .publish import DevSet, GateResult, GateRun, eval_gate, publish, serve_adapter
 from .questions import TRAIN_TAG, TrainQuestion
@@ -60,6 +61,7 @@ class RoundReport(BaseModel):
     samples: int = 0
     skipped_calls: int = 0
     choice_examples: int = 0  # logged answer-candidate sets holding the gold (the re-ranker's choice loss)
+    bridge_examples: int = 0  # logged bridge-name sets with a name that leads on (the hop's choice loss)
     update: UpdateStats | None = None
     gate: GateResult | None = None
     published: bool = False
@@ -82,7 +84,9 @@ class RoundReport(BaseModel):
                          f"loss {r.update.loss:+.4f}" + (f", peak GPU {r.update.peak_gpu_gib:.1f} GiB"
                                                        if r.update.peak_gpu_gib else ""))
         if r.update is not None and r.update.choice_examples:
-            parts.append(f"answer choice: {r.update.choice_examples} candidate sets, loss {r.update.choice_loss:.3f}"
+            answers = r.update.choice_examples - r.bridge_examples  # the update counts both kinds of set
+            sets = f"{answers} candidate sets" + (f" + {r.bridge_examples} bridge sets" if r.bridge_examples else "")
+            parts.append(f"answer choice: {sets}, loss {r.update.choice_loss:.3f}"
                          + ("" if r.update.samples else f", update {r.update.seconds:.0f} s"))
         if r.update is not None and r.update.choice_note:
             parts.append(r.update.choice_note)
@@ -205,14 +209,17 @@ class TrainLoop:
         choice = logged_examples(ctx.store, [(rid, g.question.question, g.question.choice_golds) for g in groups
                                              for rid in g.run_ids]) if cfg.trains_answer_choice() else []
         report.choice_examples = len(choice)
+        if cfg.trains_bridge_choice():
+            bridges = await self._bridge_examples(groups)
+            report.bridge_examples, choice = len(bridges), choice + bridges
         if ctx.export_dir is not None and samples:
             from .export import write_samples
 
             write_samples(samples, ctx.export_dir / f"round-{self.round_index:04d}.parquet")
         report.seconds["score"], clock = time.perf_counter() - clock, time.perf_counter()
         if not samples and not choice:
-            report.note = ("no group had reward variance and no run's answer candidates held the gold: "
-                           "nothing to learn this round")
+            report.note = ("no group had reward variance, no run's answer candidates held the gold and no "
+                           "hop's names had one that leads on: nothing to learn this round")
             self._commit(report)
             return report
 
@@ -223,7 +230,8 @@ class TrainLoop:
             "parent": self.policy_adapter, "rewards": report.scores,
             "roles": sorted(roles) if (roles := self._answering_roles()) else None,
             "data": {"questions": [q.id for q in questions], "groups": [g.group_id for g in groups],
-                     "samples": len(samples), "choice_examples": len(choice)},
+                     "samples": len(samples), "choice_examples": report.choice_examples,
+                     "bridge_examples": report.bridge_examples},
         }
         report.update = await self._update(samples, choice, ctx.registry.path(name), metadata)
         report.adapter = name
@@ -251,20 +259,36 @@ class TrainLoop:
                     await model.unload_adapter(previous)
         return report
 
+    async def _bridge_examples(self, groups: list) -> list[ChoiceExample]:
+        """The hops' bridge sets of the round's QA questions (a replayed one has no gold documents, and its own
+        search set-up), each name searched with the rollouts' tools."""
+        from .bridge_examples import HopOutcomes, logged_bridge_examples
+
+        ctx = self.ctx
+        runs = [(rid, g.question.question, g.question.gold_doc_ids) for g in groups for rid in g.run_ids
+                if g.question.search is None]
+        return await logged_bridge_examples(ctx.store, runs, HopOutcomes(ctx.toolbox, ctx.doc_id_for))
+
     def _answering_roles(self) -> frozenset[str] | None:
         """The roles the next adapter answers for: those trained now, plus those its parent answered
         for (it starts from the parent's weights); None = every role. A trained writer also re-ranks
         its answer options (ANSWER_ROLE), as the writer's weights always have; so does an adapter the
-        choice loss trains."""
+        choice loss trains. The hop's bridge is chosen only by an adapter whose scope names BRIDGE_ROLE
+        (bridge_scoring.py), so an adapter that learned it lists its roles instead of None."""
         cfg = self.ctx.settings
         trained = cfg.rewards.trained_roles()
+        if trained is None and cfg.trains_bridge_choice():
+            trained = frozenset(trainable_roles())
         if trained is not None:
             trained = trained | {ANSWER_ROLE} if "writer" in trained or cfg.trains_answer_choice() \
                 else trained - {ANSWER_ROLE}
+            trained = trained if cfg.trains_bridge_choice() else trained - {BRIDGE_ROLE}
         if self.policy_adapter is None or trained is None:
             return trained
         inherited = self.ctx.registry.choice(self.policy_adapter).roles
-        return None if inherited is None else trained | inherited
+        if inherited is None:  # the parent answered for every role
+            return frozenset(trainable_roles()) if BRIDGE_ROLE in trained else None
+        return trained | inherited
 
     def _runtimes(self) -> list[ResearchRuntime]:
         """One research runtime per serving model: rollouts are dealt to them round-robin."""

@@ -88,6 +88,8 @@ class PlanEdited(RunEvent):
 class BridgeChosen(RunEvent):
     """The follow-up hop: the entity of the evidence the next search looks for, out of `options`;
     `scores` when an adapter trained for the choice scored them (bridge_scoring.py), else empty.
+    `candidates` (each name's sentence and features) and `read` (doc ids, else URLs, of the sources read
+    before the hop) let the trainer learn the choice from the run (train/bridge_examples.py).
     `step` is the step that searches it (not in the trace, which keeps only the choice)."""
 
     trace_kind: ClassVar[str | None] = "decision"
@@ -96,15 +98,20 @@ class BridgeChosen(RunEvent):
     options: list[str]
     step: PlanStep | None = None
     scores: list[float] = field(default_factory=list)
+    candidates: list[ScoredCandidate] = field(default_factory=list)
+    read: list[str] = field(default_factory=list)
 
     def trace_payload(self) -> dict[str, Any]:
         return {"search": self.search, "options": self.options} | (
-            {"scores": [round(s, 4) for s in self.scores]} if self.scores else {})
+            {"scores": [round(s, 4) for s in self.scores]} if self.scores else {}) | (
+            {"candidates": [c.payload() for c in self.candidates], "read": self.read} if self.candidates else {})
 
     @classmethod
     def from_trace(cls, payload: dict[str, Any]) -> BridgeChosen:
         return cls(search=str(payload.get("search", "")), options=list(payload.get("options") or []),
-                   scores=[float(s) for s in payload.get("scores") or []])
+                   scores=[float(s) for s in payload.get("scores") or []],
+                   candidates=[ScoredCandidate.from_payload(c) for c in payload.get("candidates") or []],
+                   read=[str(r) for r in payload.get("read") or []])
 
 
 # --- coordinating --------------------------------------------------------------------------------
@@ -263,8 +270,8 @@ class RunFailed(RunEvent):
 # --- writing -------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class ScoredCandidate:
-    """One answer candidate as the re-ranker scored it: what the trainer needs to score it again exactly
-    (train/answer_choice.py: the feature score and the sentence the likelihood is conditioned on)."""
+    """One candidate of a scored choice (an answer span, a bridge name): what the trainer needs to score it
+    again exactly (train/answer_choice.py: the feature score and the sentence the likelihood is conditioned on)."""
 
     text: str
     features: float  # the feature score (candidates.py)

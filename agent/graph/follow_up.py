@@ -18,10 +18,11 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command
 
 from .answer_form import YES_NO, answer_choices
+from .answer_scoring import LIKELIHOOD_WEIGHT
 from .bridge_scoring import score_bridges
 from .candidates import BRIDGE_W, Candidate, EvidenceSentence, rank_candidates
 from .context import MalformedOutput, ResearchContext
-from .events import BridgeChosen
+from .events import BridgeChosen, ScoredCandidate
 from .evidence import normalise
 from .findings import render_findings, unique_findings
 from .reading import read_sentences
@@ -109,5 +110,15 @@ async def bridge_step(state: ResearchState, ctx: ResearchContext) -> tuple[PlanS
     plan = state.get("plan", [])
     step = PlanStep(id=max((s["id"] for s in plan), default=0) + 1, goal=f"find: {bridge}", tool="search",
                     query=bridge, done_when="the missing fact is found", status="pending", round=-1, bridge=bridge)
-    ctx.record(BridgeChosen(search=bridge, options=names, step=step, scores=scores or []))
+    ctx.record(BridgeChosen(search=bridge, options=names, step=step, scores=scores or [],
+                            candidates=offered_candidates(offered, scores),
+                            read=list(dict.fromkeys(s["doc_id"] or s["url"] for s in state.get("sources", [])))))
     return step, usage
+
+
+def offered_candidates(offered: list[Candidate], scores: list[float] | None) -> list[ScoredCandidate]:
+    """The names as the trainer scores them again: sentence, features, and the likelihood when scored."""
+    likelihood = [(s - c.score) / LIKELIHOOD_WEIGHT for c, s in zip(offered, scores, strict=True)] if scores \
+        else [0.0] * len(offered)
+    return [ScoredCandidate(c.text, features=c.score, likelihood=round(ll, 4), quote=c.quote)
+            for c, ll in zip(offered, likelihood, strict=True)]

@@ -57,7 +57,8 @@ def parse_roles(text: str) -> list[str]:
     unknown = [r for r in roles if r not in trainable_roles()]
     if not roles or unknown:
         raise fail(f"--train-roles: unknown role {', '.join(unknown) or '(none given)'}; the roles are: "
-                   f"{', '.join(trainable_roles())} (answer: the answer re-ranker's choice)")
+                   f"{', '.join(trainable_roles())} (answer: the answer re-ranker's choice; "
+                   "bridge: the follow-up hop's)")
     return roles
 
 
@@ -74,10 +75,12 @@ def apply_overrides(cfg: TrainSettings, **kw: Any) -> TrainSettings:
         "launch": cfg.launch.model_copy(update=launch), "rewards": rewards,
     })
     from deepresearch.agent.graph.answer_scoring import ANSWER_ROLE
+    from deepresearch.agent.graph.bridge_scoring import BRIDGE_ROLE
 
-    if out.rewards.trained_roles() == {ANSWER_ROLE} and not out.trains_answer_choice():
-        raise fail("--train-roles answer: the answer-choice loss is off (train.grpo.answer_choice_lr is 0), so "
-                   "nothing would train; set it above 0 or train another role")
+    trained = out.rewards.trained_roles()
+    if trained is not None and trained <= {ANSWER_ROLE, BRIDGE_ROLE} and out.grpo.answer_choice_lr <= 0:
+        raise fail(f"--train-roles {','.join(sorted(trained))}: the choice loss is off (train.grpo.answer_choice_lr "
+                   "is 0), so nothing would train; set it above 0 or train another role")
     return out
 
 

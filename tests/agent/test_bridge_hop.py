@@ -60,10 +60,17 @@ async def test_an_adapter_trained_for_the_bridge_chooses_the_hop_by_its_scores(t
         assert decision["options"] == offered and decision["search"] == hop
         assert [s["bridge"] for s in result.plan if s.get("bridge")] == [hop]
         bridge_calls = [adapter for prompt, adapter in model.scored if prompt.endswith("Look up:")]
+        # What the trainer scores again (train/bridge_examples.py): each name's sentence and features, and the
+        # sources read before the hop.
+        logged = decision["candidates"]
+        assert [c["text"] for c in logged] == offered and all(c["text"] in c["quote"] for c in logged)
+        assert decision["read"] and set(decision["read"]) <= {"d1", "d2", "d3"}
         if BRIDGE_ROLE in roles:
             assert bridge_calls and set(bridge_calls) == {"choice-0003"} and len(decision["scores"]) == len(offered)
+            assert [round(c["features"] + c["likelihood"], 4) for c in logged] == decision["scores"]
         else:  # not trained for it: the rule's choice, nothing scored for it
             assert not bridge_calls and "scores" not in decision
+            assert {c["likelihood"] for c in logged} == {0.0}
         assert model.calls("coordinator") == 0
 
 

@@ -36,6 +36,9 @@ FINDING = Finding(step_id=1, claim="c", quote="q.", source="local://t/d1", title
 TRACED = [
     PlanMade([STEP], replan=True), PlanEdited([STEP]), PlanReviewed({"action": "accept"}),
     BridgeChosen(search="Babbage", options=["Babbage", "London"]), Stopped("loop_stop", "no new evidence"),
+    BridgeChosen(search="London", options=["Babbage", "London"], scores=[0.5, 0.75], read=["d1", "http://w/x"],
+                 candidates=[ScoredCandidate("Babbage", features=1.0, likelihood=-0.5, quote="By Babbage."),
+                             ScoredCandidate("London", features=0.5, likelihood=0.25, quote="In London.")]),
     Replanning(round=2), RepeatSkipped(step=3, repeated="search:x"), FindingMade(FINDING),
     StepFailed(step=2, error="boom"), MalformedReply(role="writer", step="writer", attempt=2, error="bad"),
     RunFailed("model gone"), AnswerScored(template="t@1", weight=1.0, candidates=[
@@ -51,7 +54,7 @@ def test_every_traced_event_reads_back_as_itself(store):
         log_event(store, run_id, event)
     back = [event_of(e.kind, e.payload) for e in store.events(run_id)]
     assert back == TRACED
-    assert read_events(store, run_id, MalformedReply) == [TRACED[9]]
+    assert read_events(store, run_id, MalformedReply) == [TRACED[10]]
     assert [e.finding for e in read_events(store, run_id, FindingMade)] == [FINDING]
 
 

@@ -64,6 +64,8 @@ def test_the_round_line_says_what_the_choice_loss_did():
     update = UpdateStats(samples=0, choice_examples=3, choice_steps=1, choice_loss=0.75, seconds=4.2)
     line = RoundReport(round=2, rollout_runs=8, update=update, adapter="policy-0002").line()
     assert "answer choice: 3 candidate sets, loss 0.750, update 4 s" in line
+    both = RoundReport(round=2, rollout_runs=8, update=update, choice_examples=2, bridge_examples=1).line()
+    assert "answer choice: 2 candidate sets + 1 bridge sets, loss 0.750" in both
     assert "samples" not in line  # a choice-only round (--train-roles answer) has no token update to report
     both = update.model_copy(update={"samples": 5, "loss": 0.1})
     line = RoundReport(round=2, rollout_runs=8, samples=5, update=both).line()

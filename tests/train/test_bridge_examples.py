@@ -1,5 +1,6 @@
 """The bridge choice's training sets (train/bridge_examples.py): the names the graph would offer for the hop,
-each correct when searching it finds a gold document the question's own search did not."""
+each correct when searching it finds a gold document the question's own search did not; from simulated
+evidence, and from the hops rollouts logged (searched again with the real local-corpus tools)."""
 
 from __future__ import annotations
 
@@ -8,10 +9,13 @@ import json
 from pathlib import Path
 
 from deepresearch.agent.graph.bridge_scoring import BRIDGE_TEMPLATE
+from deepresearch.agent.graph.events import BridgeChosen, ScoredCandidate, log_event
 from deepresearch.agent.graph.evidence import normalise
 from deepresearch.agent.graph.follow_up import bridge_options
+from deepresearch.agent.trace.store import TraceStore
 from deepresearch.evals.dataset import bundled_dataset
-from deepresearch.train.bridge_examples import bridge_example
+from deepresearch.tools.config import ToolSettings
+from deepresearch.train.bridge_examples import HopOutcomes, bridge_example, logged_bridge_examples
 from deepresearch.train.simulated_evidence import SimulatedSearch
 
 QUESTION = "In what year did the playwright who wrote The City Heiress die?"
@@ -58,3 +62,43 @@ def test_bridge_sets_hold_out_the_questions_the_answer_sets_hold_out():
     assert bridges_held and bridges_train
     assert {ex.question for ex in bridges_held} <= held and not {ex.question for ex in bridges_train} & held
     assert all(ex.template == BRIDGE_TEMPLATE for ex in bridges_held + bridges_train)
+
+
+def hop(read: list[str], names: tuple[str, ...] = ("Dorset Garden", "Aphra Behn", "Thomas Betterton"),
+        quote: str = "The City Heiress is a comedy by Aphra Behn, first staged at Dorset Garden.") -> BridgeChosen:
+    """A hop's `decision` event as the graph logs it (follow_up.bridge_step)."""
+    return BridgeChosen(search=names[0], options=list(names), read=read, candidates=[
+        ScoredCandidate(n, features=1.0 - i / 10, likelihood=0.0, quote=quote) for i, n in enumerate(names)])
+
+
+async def test_logged_hops_become_sets_once_each_with_names_searched_by_the_rollouts_tools(tmp_path):
+    from deepresearch.evals.dataset import load_corpus
+    from deepresearch.evals.environment import eval_environment
+
+    store = TraceStore(tmp_path / "traces.db")
+    runs = {k: store.start_run(QUESTION, {}) for k in ("a", "b", "read-behn", "old", "one-name", "no-gold")}
+    golds = ["heiress", "behn"]
+    async with eval_environment(corpus(tmp_path), load_corpus(corpus(tmp_path)),
+                                ToolSettings(data_dir=tmp_path / "data")) as env:
+        hits = (await env.search_tool.invoke({"query": "Aphra Behn"})).output["hits"]
+        behn_url = next(h["url"] for h in hits if h["doc_id"] == "behn")
+        # a source read before the hop is logged by its doc id, else its address: both count as the document
+        events = {"a": hop(["heiress"]), "b": hop(["heiress"]),
+                  "read-behn": hop(["heiress", behn_url], names=("Aphra Behn", "Dorset Garden")),
+                  "old": hop(["heiress"], quote=""), "one-name": hop(["heiress"], names=("Aphra Behn",)),
+                  "no-gold": hop(["heiress"])}
+        for key, event in events.items():
+            log_event(store, runs[key], event)
+        outcomes = HopOutcomes(env.toolbox, env.doc_id_for)
+        examples = await logged_bridge_examples(store, [(runs[k], QUESTION, golds) for k in runs if k != "no-gold"]
+                                                + [(runs["no-gold"], QUESTION, [])], outcomes)
+        assert "behn" in await outcomes.read_by_hop("Aphra Behn")
+    # Run b offered what run a did: one set. Behn's page already read: no name leads on, nothing to learn.
+    # No sentences logged (an older trace), a single name, no gold documents: no set.
+    assert len(examples) == 1
+    ex = examples[0]
+    assert ex.template == BRIDGE_TEMPLATE and ex.question == QUESTION
+    assert [c[0] for c in ex.candidates] == ["Dorset Garden", "Aphra Behn", "Thomas Betterton"]
+    assert ex.correct == (False, True, False) and ex.learnable
+    assert ex.candidates[1][1:] == ("The City Heiress is a comedy by Aphra Behn, first staged at Dorset Garden.", 0.9)
+    assert outcomes.searches == 3  # each name once, however many runs offered it

@@ -98,7 +98,14 @@ def test_train_roles_set_the_role_weights(capsys):
     assert only_choice.rewards.trained_roles() == {"answer"} and only_choice.trains_answer_choice()
     with pytest.raises(typer.Exit):
         overrides("answer", TrainSettings(grpo=GRPOSettings(answer_choice_lr=0.0)))
-    assert "answer-choice loss is off" in capsys.readouterr().err
+    assert "the choice loss is off" in capsys.readouterr().err
+    # The hop's bridge alone: its own choice loss, not the re-ranker's.
+    only_bridge = overrides("bridge")
+    assert only_bridge.trains_bridge_choice() and not only_bridge.trains_answer_choice()
+    assert unchanged.trains_bridge_choice() and not cfg.trains_bridge_choice()
+    with pytest.raises(typer.Exit):
+        overrides("answer,bridge", TrainSettings(grpo=GRPOSettings(answer_choice_lr=0.0)))
+    assert "--train-roles answer,bridge: the choice loss is off" in capsys.readouterr().err
 
 
 def test_bad_files_and_places(cli, qfile, tmp_path):

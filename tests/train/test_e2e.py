@@ -89,7 +89,8 @@ async def test_two_rounds_publish_and_next_runs_record_the_adapter(tmp_path):
             assert (first, second) == ("grpo-0001", "grpo-0002")
             assert registry.current == second and registry.metadata(second)["parent"] == first
             assert registry.metadata(second)["eval"]["passed"] is True
-            assert registry.choice(second).roles == {"planner", "coordinator", "executor", "writer", "answer"}
+            assert registry.choice(second).roles == {"planner", "coordinator", "executor", "writer", "answer",
+                                                    "bridge"}
 
             # Round 2 rolled out with round 1's adapter: its LLM calls say so in the trace.
             round2 = store.list_runs(limit=None, tags={"train_round": 2})

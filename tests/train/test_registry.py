@@ -97,10 +97,10 @@ def test_an_adapter_answers_for_the_roles_it_was_trained_on(registry, tmp_path):
 
     assert RewardSettings().trained_roles() is None  # every role trained: the adapter answers for all
     others = {"planner": 0, "coordinator": 0, "executor": 0, "extractor": 0}
-    writer_only = RewardSettings(role_weights={**others, "answer": 0})
+    writer_only = RewardSettings(role_weights={**others, "answer": 0, "bridge": 0})
     assert writer_only.trained_roles() == {"writer"}
-    # the re-ranker's choice ("answer") is a role too, trained unless left out
-    assert RewardSettings(role_weights=others).trained_roles() == {"writer", "answer"}
+    # the re-ranker's choice ("answer") and the hop's ("bridge") are roles too, trained unless left out
+    assert RewardSettings(role_weights=others).trained_roles() == {"writer", "answer", "bridge"}
     assert RewardSettings(role_weights={"planner": 0.5}).trained_roles() is None
     assert registry.choice("grpo-0001").roles is None  # no `roles` in metadata
     assert registry.choice(None) == AdapterChoice.active()
@@ -114,7 +114,7 @@ def test_an_adapter_answers_for_the_roles_it_was_trained_on(registry, tmp_path):
 def test_a_trained_writer_or_choice_loss_also_reranks_and_a_child_keeps_its_parents_roles(registry):
     from types import SimpleNamespace
 
-    from deepresearch.train.config import GRPOSettings, RewardSettings, TrainSettings
+    from deepresearch.train.config import GRPOSettings, RewardSettings, TrainSettings, trainable_roles
     from deepresearch.train.loop import TrainLoop
 
     def roles(weights: dict[str, float], parent: str | None = None, choice_lr: float = 0.0):
@@ -127,10 +127,15 @@ def test_a_trained_writer_or_choice_loss_also_reranks_and_a_child_keeps_its_pare
     assert roles(others) == {"writer", "answer"}  # the re-ranker has always used the writer's weights
     assert roles({**others, "writer": 0, "planner": 1}) == {"planner"}
     # the choice loss (on by default) trains the re-ranker on the same adapter
-    assert roles({**others, "writer": 0, "planner": 1}, choice_lr=3e-4) == {"planner", "answer"}
-    assert roles({**others, "writer": 0, "planner": 1, "answer": 0}, choice_lr=3e-4) == {"planner"}
-    assert roles({**others, "writer": 0, "answer": 1}, choice_lr=3e-4) == {"answer"}
+    assert roles({**others, "writer": 0, "planner": 1}, choice_lr=3e-4) == {"planner", "answer", "bridge"}
+    assert roles({**others, "writer": 0, "planner": 1, "answer": 0, "bridge": 0}, choice_lr=3e-4) == {"planner"}
+    assert roles({**others, "writer": 0, "answer": 1, "bridge": 0}, choice_lr=3e-4) == {"answer"}
+    # Every role with the hop's choice loss on: named one by one, since only an adapter whose scope names
+    # "bridge" makes that choice (an unscoped one leaves it to the rule).
+    assert roles({}, choice_lr=3e-4) == set(trainable_roles())
     assert TrainSettings().grpo.answer_choice_lr > 0
     registry.update_metadata("grpo-0002", roles=["answer"])
     assert roles({**others, "writer": 0, "planner": 1}, parent="grpo-0002") == {"planner", "answer"}
     assert roles({}) is None
+    assert roles({**others, "writer": 0, "bridge": 1, "answer": 0}, parent="grpo-0001", choice_lr=3e-4) \
+        == set(trainable_roles())  # the parent (no roles) answered for every role
