@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from deepresearch.agent.model.base import ModelError
 
-from .answer_scoring import LIKELIHOOD_WEIGHT, likelihoods
+from .answer_scoring import likelihoods
 from .candidates import Candidate
 
 if TYPE_CHECKING:
@@ -28,13 +28,13 @@ BRIDGE_ROLE = "bridge"
 BRIDGE_TEMPLATE = "Context: {sentence}\nQuestion: {question}\nLook up:"
 
 
-async def score_bridges(ctx: ResearchContext, question: str, names: list[Candidate]) -> list[float] | None:
-    """Each name's score, features + likelihood, under the adapter trained for the bridge; None when the
-    run's adapter was not trained for it, or the backend cannot score (the rule then chooses)."""
+async def bridge_likelihoods(ctx: ResearchContext, question: str, names: list[Candidate]) -> list[float] | None:
+    """Each name's mean log-likelihood under the adapter trained for the bridge (its score is then
+    features + LIKELIHOOD_WEIGHT · likelihood); None when the run's adapter was not trained for it, or the
+    backend cannot score (the rule then chooses)."""
     if len(names) < 2 or not ctx.policy.adapter.trained_for(BRIDGE_ROLE):
         return None
     try:
-        scored = await likelihoods(ctx, BRIDGE_TEMPLATE, question, names, ctx.policy.adapter_for(BRIDGE_ROLE))
+        return await likelihoods(ctx, BRIDGE_TEMPLATE, question, names, ctx.policy.adapter_for(BRIDGE_ROLE))
     except ModelError:  # includes ScoringUnsupported
         return None
-    return [name.score + LIKELIHOOD_WEIGHT * ll for name, ll in zip(names, scored, strict=True)]

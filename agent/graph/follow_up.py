@@ -19,7 +19,7 @@ from langgraph.types import Command
 
 from .answer_form import YES_NO, answer_choices
 from .answer_scoring import LIKELIHOOD_WEIGHT
-from .bridge_scoring import score_bridges
+from .bridge_scoring import bridge_likelihoods
 from .candidates import BRIDGE_W, Candidate, EvidenceSentence, rank_candidates
 from .context import MalformedOutput, ResearchContext
 from .events import BridgeChosen, ScoredCandidate
@@ -89,7 +89,9 @@ async def bridge_step(state: ResearchState, ctx: ResearchContext) -> tuple[PlanS
     if not names:
         return None, None
     usage = None
-    scores = await score_bridges(ctx, state["question"], offered)
+    likelihood = await bridge_likelihoods(ctx, state["question"], offered)
+    scores = [c.score + LIKELIHOOD_WEIGHT * ll for c, ll in zip(offered, likelihood, strict=True)] \
+        if likelihood is not None else None
     if scores is not None:  # an adapter trained for this choice makes it
         bridge = names[max(range(len(names)), key=scores.__getitem__)]
     elif len(names) == 1 or ctx.settings.bridge_choice == "rank":
@@ -110,15 +112,10 @@ async def bridge_step(state: ResearchState, ctx: ResearchContext) -> tuple[PlanS
     plan = state.get("plan", [])
     step = PlanStep(id=max((s["id"] for s in plan), default=0) + 1, goal=f"find: {bridge}", tool="search",
                     query=bridge, done_when="the missing fact is found", status="pending", round=-1, bridge=bridge)
-    ctx.record(BridgeChosen(search=bridge, options=names, step=step, scores=scores or [],
-                            candidates=offered_candidates(offered, scores),
+    # What the trainer needs to score the names again (train/bridge_examples.py); likelihood 0 when unscored.
+    logged = [ScoredCandidate(c.text, features=c.score, likelihood=round(ll, 4), quote=c.quote)
+              for c, ll in zip(offered, likelihood or [0.0] * len(offered), strict=True)]
+    ctx.record(BridgeChosen(search=bridge, options=names, step=step, scores=scores or [], candidates=logged,
                             read=list(dict.fromkeys(s["doc_id"] or s["url"] for s in state.get("sources", [])))))
     return step, usage
 
-
-def offered_candidates(offered: list[Candidate], scores: list[float] | None) -> list[ScoredCandidate]:
-    """The names as the trainer scores them again: sentence, features, and the likelihood when scored."""
-    likelihood = [(s - c.score) / LIKELIHOOD_WEIGHT for c, s in zip(offered, scores, strict=True)] if scores \
-        else [0.0] * len(offered)
-    return [ScoredCandidate(c.text, features=c.score, likelihood=round(ll, 4), quote=c.quote)
-            for c, ll in zip(offered, likelihood, strict=True)]
