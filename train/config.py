@@ -187,16 +187,19 @@ class TrainSettings(BaseModel):
     watch_poll_s: float = Field(30.0, gt=0.0, description="--watch: seconds between checks for new runs")
     watch_min_new_runs: int = Field(4, ge=1, description="--watch: new logged questions needed for a round")
 
+    def trains_choice(self, role: str) -> bool:
+        """A scored choice's loss (answer_choice.py) is on: a step size, and its role not left out."""
+        trained = self.rewards.trained_roles()
+        return self.grpo.answer_choice_lr > 0 and (trained is None or role in trained)
+
     def trains_answer_choice(self) -> bool:
-        """The re-ranker's choice loss is on: a step size, and the role `answer` not left out."""
+        """The re-ranker's choice (role `answer`)."""
         from deepresearch.agent.graph.answer_scoring import ANSWER_ROLE
 
-        trained = self.rewards.trained_roles()
-        return self.grpo.answer_choice_lr > 0 and (trained is None or ANSWER_ROLE in trained)
+        return self.trains_choice(ANSWER_ROLE)
 
     def trains_bridge_choice(self) -> bool:
-        """The follow-up hop's choice loss is on: a step size, and the role `bridge` not left out."""
+        """The follow-up hop's choice (role `bridge`)."""
         from deepresearch.agent.graph.bridge_scoring import BRIDGE_ROLE
 
-        trained = self.rewards.trained_roles()
-        return self.grpo.answer_choice_lr > 0 and (trained is None or BRIDGE_ROLE in trained)
+        return self.trains_choice(BRIDGE_ROLE)

@@ -118,4 +118,3 @@ async def bridge_step(state: ResearchState, ctx: ResearchContext) -> tuple[PlanS
     ctx.record(BridgeChosen(search=bridge, options=names, step=step, scores=scores or [], candidates=logged,
                             read=list(dict.fromkeys(s["doc_id"] or s["url"] for s in state.get("sources", [])))))
     return step, usage
-
