@@ -36,8 +36,9 @@ TEMPLATE = "Question: {question}\nSentence: {sentence}\nDoes this sentence answe
 HELD_OUT = 200
 
 
-def question_sets(k: int = 30) -> list[tuple[dict, list, set[str]]]:
-    """(question, its top-k candidates by features, normalised golds) for every free-form train question."""
+def question_sets(k: int = 30) -> list[tuple[dict, list, set[str], list, list[str]]]:
+    """(question, its top-k candidates by features, normalised golds, its evidence sentences, its bridge names)
+    for every free-form train question."""
     from deepresearch.agent.graph import candidates as C
     from deepresearch.evals.metrics import normalize_answer
     from deepresearch.train.simulated_evidence import SimulatedSearch, free_form_train_questions
@@ -47,7 +48,7 @@ def question_sets(k: int = 30) -> list[tuple[dict, list, set[str]]]:
     for q in free_form_train_questions(POOL / "questions.jsonl", 0):
         sentences, bridges = search.evidence(q["question"])
         golds = {normalize_answer(a) for a in [q["answer"], *q.get("answer_aliases", [])]} - {""}
-        out.append((q, C.rank_candidates(q["question"], sentences, k=k, bridges=bridges), golds))
+        out.append((q, C.rank_candidates(q["question"], sentences, k=k, bridges=bridges), golds, sentences, bridges))
     return out
 
 
@@ -68,7 +69,7 @@ def oracle() -> None:
 
     sets = question_sets(k=50)
     covered = top1 = top5 = best_of_gold_sentence = 0
-    for _, candidates, golds in sets:
+    for _, candidates, golds, _, _ in sets:
         right = [normalize_answer(c.text) in golds for c in candidates]
         covered += any(right)
         top1 += bool(right) and right[0]
@@ -89,7 +90,7 @@ def train(args: argparse.Namespace) -> None:
     from transformers import PreTrainedTokenizerFast
 
     sets = []  # (sentence choice, the sentence's best span is the gold, features' top 1 is the gold)
-    for q, candidates, golds in question_sets():
+    for q, candidates, golds, _, _ in question_sets():
         if not candidates:
             continue
         sentences = list(by_sentence(candidates, golds).items())[: args.sentences]

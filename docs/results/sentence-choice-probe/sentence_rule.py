@@ -13,47 +13,37 @@ three shuffles. scikit-learn comes with sentence-transformers in .venv.
 from __future__ import annotations
 
 import random
+import sys
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
 from deepresearch.agent.graph import candidates as C
-from deepresearch.evals.metrics import normalize_answer
-from deepresearch.train.simulated_evidence import SimulatedSearch, free_form_train_questions
 from sklearn.linear_model import LogisticRegression
 
-POOL = Path(__file__).resolve().parents[4] / "shared/data/pool"
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # probe.py: the same question sets
+from probe import by_sentence, question_sets  # noqa: E402
 
 
 def question_rows() -> list[tuple[np.ndarray, list[bool], list[bool]]]:
-    """Per question: sentence attributes, its best span is the gold, some span of it is."""
-    search = SimulatedSearch(POOL / "corpus.jsonl")
+    """Per question: sentence attributes, its best span is the gold, some span of it is (probe.py's sets)."""
     out = []
-    for q in free_form_train_questions(POOL / "questions.jsonl", 0):
-        golds = {normalize_answer(a) for a in [q["answer"], *q.get("answer_aliases", [])]} - {""}
-        sentences, bridges = search.evidence(q["question"])
-        candidates = C.rank_candidates(q["question"], sentences, k=30, bridges=bridges)
+    for q, candidates, golds, sentences, bridges in question_sets():
         if not candidates:
             continue
         meta = {s.text: s for s in sentences}
         asked = set(C.content_words(q["question"]))
-        best: dict[str, C.Candidate] = {}
-        first, some, spans = {}, {}, {}
-        for c in candidates:
-            right = normalize_answer(c.text) in golds
-            if c.quote not in best:
-                best[c.quote], first[c.quote] = c, right
-            some[c.quote] = some.get(c.quote, False) or right
-            spans[c.quote] = spans.get(c.quote, 0) + 1
-        chosen = list(best.values())[:8]
+        spans = Counter(c.quote for c in candidates)
+        chosen = list(by_sentence(candidates, golds).items())[:8]
         rows = []
-        for rank, c in enumerate(chosen):
-            s = meta[c.quote]
-            words, title = set(C.content_words(c.quote)), set(C.content_words(s.title))
-            rows.append([c.score - chosen[0].score, rank, float(s.hop), float(s.position == 0), s.source,
+        for rank, (quote, (score, _, _)) in enumerate(chosen):
+            s = meta[quote]
+            words, title = set(C.content_words(quote)), set(C.content_words(s.title))
+            rows.append([score - chosen[0][1][0], rank, float(s.hop), float(s.position == 0), s.source,
                          len(words & asked) / max(1, len(asked)), len(title & asked) / max(1, len(asked)),
-                         float(any(b.lower() in s.title.lower() for b in bridges)), spans[c.quote],
-                         min(len(c.quote), 400) / 100])
-        out.append((np.array(rows), [first[c.quote] for c in chosen], [some[c.quote] for c in chosen]))
+                         float(any(b.lower() in s.title.lower() for b in bridges)), spans[quote],
+                         min(len(quote), 400) / 100])
+        out.append((np.array(rows), [first for _, (_, first, _) in chosen], [some for _, (_, _, some) in chosen]))
     return out
 
 
