@@ -14,6 +14,8 @@ Questions and corpus: ../shared/data/pool beside the repository, else the bundle
    one more candidate (session 36: held-out top-1 31 / 30 after passes 1 / 2, against 32 / 30 without: no gain).
    --bridges: the follow-up hop's bridge names of the same questions train the same adapter
    (train/bridge_examples.py; session 43: held-out hops that find a new gold document 31 by features, 50 trained).
+   --train-seed N: the adapter's init and training order only, so the same questions train (and are held out)
+   another adapter (session 46: three such adapters, averaged, in docs/results/adapter-soup/).
 3. Writes OUT/adapter (peft files + metadata.json scoped to the re-ranker's role, and `bridge` with --bridges) and
    OUT/summary.json; with more than one epoch, also OUT/epoch-N/adapter and the held-out top-1 after every pass.
    The dev split is never read: `deepresearch eval --adapter OUT/adapter` measures it on dev questions.
@@ -106,7 +108,10 @@ def main() -> None:
     parser.add_argument("--epochs", type=int, default=1)
     parser.add_argument("--lr", type=float, default=3e-4)
     parser.add_argument("--batch", type=int, default=4)
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=0, help="the question order, so which questions are held out")
+    parser.add_argument("--train-seed", type=int, default=None,
+                        help="the adapter's init and the training order (default: --seed); another value trains "
+                             "another adapter on the same questions, with the same ones held out")
     parser.add_argument("--source", action="append", dest="sources", metavar="NAME",
                         help="train (and hold out) questions of this source dataset only, e.g. hotpotqa; "
                              "repeatable. The other sources' dev questions are then a slice it never saw")
@@ -151,8 +156,9 @@ def main() -> None:
 
     roles = (ANSWER_ROLE, BRIDGE_ROLE) if args.bridges else (ANSWER_ROLE,)
     model_dir = embedded_model_dir(load_settings().cache_dir)
-    torch.manual_seed(args.seed)
-    policy = load_policy(model_dir, LoraSettings(), None, args.seed)
+    train_seed = args.seed if args.train_seed is None else args.train_seed
+    torch.manual_seed(train_seed)
+    policy = load_policy(model_dir, LoraSettings(), None, train_seed)
     scorer = A.ChoiceScorer(policy, PreTrainedTokenizerFast.from_pretrained(str(model_dir)),
                             int(policy.config.pad_token_id or 0))
     policy.eval()
@@ -186,7 +192,7 @@ def main() -> None:
                                   roles)
 
     stats = A.train_choice(scorer, train + bridges_train, lr=args.lr, batch=args.batch, epochs=args.epochs,
-                           seed=args.seed, progress=progress, epoch_end=epoch_end)
+                           seed=train_seed, progress=progress, epoch_end=epoch_end)
     trained = per_epoch[args.epochs]
     print(f"trained: {top1(trained)} ({stats.steps} steps, {stats.seconds:.0f} s)", flush=True)
     summary = {"command": " ".join([sys.executable, *sys.argv]), "settings": vars(args) | {
