@@ -64,7 +64,6 @@ def build(out: Path, parts: list[Path]) -> None:
 
 
 def measure(adapters: list[Path], held_out: int, limit: int, seed: int, bridges: bool) -> None:
-    import torch
     import train_answer_choice as T
     from deepresearch.agent.graph.writer import RERANK_POOL
     from deepresearch.agent.model.embedded_weights import embedded_model_dir
@@ -84,9 +83,8 @@ def measure(adapters: list[Path], held_out: int, limit: int, seed: int, bridges:
         policy = load_policy(model_dir, LoraSettings(), path, seed)
         policy.eval()
         scorer = A.ChoiceScorer(policy, tokenizer, int(policy.config.pad_token_id or 0))
-        with torch.no_grad():
-            answer = A.top1_hits(scorer, data)
-            bridge = A.top1_hits(scorer, bridge_held) if bridge_held else None
+        answer = A.top1_hits(scorer, data)  # top1_hits scores without gradients
+        bridge = A.top1_hits(scorer, bridge_held) if bridge_held else None
         line = f"{path}: answer top-1 {answer}/{len(data)}"
         print(line + (f", bridge top-1 {bridge}/{len(bridge_held)}" if bridge_held else ""), flush=True)
 
