@@ -8,7 +8,7 @@ on the same held-out train questions as scripts/train_answer_choice.py.
 ΔW_i = s · B_i A_i (s = alpha / r, the same for every part), the soup stacks the parts' ranks,
 A = [A_1; …; A_N] and B = [B_1 … B_N] / N, with rank N·r and alpha N·alpha, so s stays and
 ΔW = s · B A = (1/N) Σ s · B_i A_i. Averaging the A's and B's separately would not give that: each part
-started from its own random A. The soup's metadata.json takes the first part's roles.
+started from its own random A. The parts must answer for the same roles (metadata.json), as the soup does.
 
 `measure` loads each adapter on the base model and prints the held-out answer top-1 (of --held-out questions,
 --seed's order: the script's defaults) and, with --bridges, the held-out bridge top-1, as the training script
@@ -43,6 +43,10 @@ def build(out: Path, parts: list[Path]) -> None:
             sys.exit(f"error: {p} has another rank, alpha or target modules than {parts[0]}")
         if c.get("use_rslora") or c.get("use_dora") or c.get("rank_pattern") or c.get("alpha_pattern"):
             sys.exit(f"error: {p} is not plain LoRA with one scaling alpha / r")
+    roles = json.loads((parts[0] / "metadata.json").read_text()).get("roles")
+    for p in parts[1:]:
+        if json.loads((p / "metadata.json").read_text()).get("roles") != roles:
+            sys.exit(f"error: {p} answers for other roles than {parts[0]}")
     weights = [load_file(str(p / WEIGHTS)) for p in parts]
     n = len(parts)
     soup = {}
@@ -57,9 +61,8 @@ def build(out: Path, parts: list[Path]) -> None:
     out.mkdir(parents=True, exist_ok=True)
     save_file(soup, str(out / WEIGHTS))
     (out / CONFIG).write_text(json.dumps(configs[0] | {"r": n * r, "lora_alpha": n * alpha}, indent=2))
-    meta = json.loads((parts[0] / "metadata.json").read_text())
     (out / "metadata.json").write_text(json.dumps(
-        {"trainer": "soup", "parts": [str(p) for p in parts], "roles": meta.get("roles")}, indent=2))
+        {"trainer": "soup", "parts": [str(p) for p in parts], "roles": roles}, indent=2))
     print(f"{out}: {n} parts of rank {r}, rank {n * r}, alpha {n * alpha}")
 
 
