@@ -24,6 +24,11 @@ class ModelSettings(BaseModel):
     # the key; code that needs it calls .get_secret_value().
     api_key: SecretStr = Field(SecretStr("EMPTY"), description="bearer token for the model server")
     adapter: str | None = Field(None, description="LoRA adapter to request by name; None = base model")
+    starter_adapter: bool = Field(
+        True, description="on a data directory with no adapter registry yet, install the adapter shipped with the "
+        "package (trained here on the embedded model) and answer with it; `deepresearch adapters use base` returns "
+        "to the plain model"
+    )
     max_batch: int = Field(8, ge=1, le=256, description="embedded engine: requests decoded together")
     threads: int | None = Field(
         None, ge=1, description="torch threads for the embedded engine (default: cores); the lean forward runs "

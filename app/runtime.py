@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from deepresearch.agent.model.base import ChatModel
     from deepresearch.agent.model.policy import RunPolicy
     from deepresearch.tools.toolbox import Toolbox
+    from deepresearch.train.registry import AdapterRegistry
 
 DEMO_INDEX = "demo"
 
@@ -79,13 +80,24 @@ class AgentRuntime:
         return {**self.settings.model_dump(mode="json"), "run": {"offline": self.offline, "index": self.index}}
 
 
+def adapter_registry(settings: Settings) -> AdapterRegistry:
+    """The adapter registry of the data directory; on a fresh one (no registry yet) the starter adapter is
+    installed and served first, when the configured model is the one it was trained on (train/starter.py)."""
+    from deepresearch.agent.config import EMBEDDED_MODEL_NAME
+    from deepresearch.train.registry import AdapterRegistry
+    from deepresearch.train.starter import install_starter
+
+    if settings.model.starter_adapter and settings.model.name == EMBEDDED_MODEL_NAME:
+        install_starter(settings.paths.adapters)
+    return AdapterRegistry(settings.paths.adapters)
+
+
 def with_served_adapter(settings: Settings) -> Settings:
-    """Unless an adapter is named, answer with the one the trainer last published (the closed loop)."""
+    """Unless an adapter is named, answer with the one the trainer last published (the closed loop), or on a
+    fresh data directory the starter adapter."""
     if settings.model.adapter is not None:
         return settings
-    from deepresearch.train.registry import current_adapter
-
-    name = current_adapter(settings.paths.adapters)
+    name = adapter_registry(settings).current
     if name is None:
         return settings
     return settings.model_copy(update={"model": settings.model.model_copy(update={"adapter": name})})

@@ -59,6 +59,7 @@ class AdapterInfo(BaseModel):
     round: int | None = None
     reward_mean: float | None = None
     eval: dict[str, Any] | None = None
+    origin: str | None = Field(None, description="where a shipped adapter came from (the starter's metadata)")
     current: bool = False
 
 
@@ -106,7 +107,7 @@ class AdapterRegistry:
             out.append(AdapterInfo(
                 name=name, path=self.root / name, created_at=meta.get("created_at"), step=meta.get("step"),
                 round=meta.get("round"), reward_mean=(meta.get("rewards") or {}).get("reward_mean"),
-                eval=meta.get("eval"), current=name == current,
+                eval=meta.get("eval"), origin=meta.get("origin"), current=name == current,
             ))
         return out
 

@@ -65,15 +65,16 @@ async def rerank(ctx: ResearchContext, question: str, candidates: list[Candidate
     """Candidates re-sorted by features + likelihood (unchanged when the backend cannot score)."""
     if len(candidates) < 2:
         return candidates
+    adapter = ctx.policy.adapter_for(ANSWER_ROLE)
     try:
-        scored = await likelihoods(ctx, TEMPLATE, question, candidates, ctx.policy.adapter_for(ANSWER_ROLE))
+        scored = await likelihoods(ctx, TEMPLATE, question, candidates, adapter)
     except ModelError as exc:  # includes ScoringUnsupported: keep the feature order
         ctx.record(AnswerScored(error=str(exc)))
         return candidates
     likelihood = {cand.text: ll for cand, ll in zip(candidates, scored, strict=True)}
     out = sorted((replace(c, score=c.score + LIKELIHOOD_WEIGHT * likelihood[c.text]) for c in candidates),
                  key=lambda c: -c.score)
-    ctx.record(AnswerScored(template=TEMPLATE_VERSION, weight=LIKELIHOOD_WEIGHT, candidates=[
+    ctx.record(AnswerScored(template=TEMPLATE_VERSION, weight=LIKELIHOOD_WEIGHT, adapter=adapter, candidates=[
         ScoredCandidate(c.text, features=round(c.score - LIKELIHOOD_WEIGHT * likelihood[c.text], 4),
                         likelihood=round(likelihood[c.text], 4), quote=c.quote) for c in out]))
     return out

@@ -296,11 +296,12 @@ class AnswerScored(RunEvent):
     weight: float = 0.0
     candidates: list[ScoredCandidate] = field(default_factory=list)
     error: str | None = None
+    adapter: str | None = None  # the weights that scored: a name, "" = the base model, None = the model's active one
 
     def trace_payload(self) -> dict[str, Any]:
         if self.error is not None:
             return {"error": self.error}
-        return {"template": self.template, "weight": self.weight,
+        return {"template": self.template, "weight": self.weight, "adapter": self.adapter,
                 "candidates": [c.payload() for c in self.candidates]}
 
     @classmethod
@@ -308,7 +309,8 @@ class AnswerScored(RunEvent):
         if "error" in payload:
             return cls(error=str(payload["error"]))
         return cls(template=str(payload.get("template", "")), weight=float(payload.get("weight", 0.0)),
-                   candidates=[ScoredCandidate.from_payload(c) for c in payload.get("candidates") or []])
+                   candidates=[ScoredCandidate.from_payload(c) for c in payload.get("candidates") or []],
+                   adapter=payload.get("adapter"))
 
 
 @dataclass(frozen=True)

@@ -1,21 +1,25 @@
 """LoRA adapters for the embedded engine: loaded and unloaded by name, chosen per row.
 
 The adapter format is peft's `save_pretrained` directory (adapter_config.json + weights), which is
-what the trainer writes. Several adapters can be loaded at once. Each forward pass arranges the LoRA
-layers for the rows it serves (`prepare`):
-- every row on one adapter (the usual case: the served adapter, a rollout group): that adapter is merged
-  into the weights, so decoding costs what the base model costs (peft's unmerged path is ~8 % slower and
-  its per-row path ~30 % slower at batch 8 on a CPU);
-- no row on an adapter: the LoRA layers are switched off;
-- a mix: unmerged. The lean forward adds each row's LoRA products itself (`lean_rows`: plain LoRA on the
-  layers' projections, which is what the trainer writes); any other adapter goes through peft's
-  mixed-batch `adapter_names` argument ("__base__" = no adapter) on transformers' forward.
-Merges change only with the batch's make-up, not per step. With no adapter loaded the plain model runs.
-Only the engine's worker thread calls `load`/`unload`/`prepare`, between decode steps.
+what the trainer writes. Several adapters can be loaded at once.
+
+With the lean forward (embedded_forward.py on LlamaWeights), a plain LoRA adapter is read straight from its
+files (embedded_lora_file.py): no peft, no transformers model, a fraction of a second. The lean forward adds
+each row's LoRA products itself (`lean_rows`), for rows on one adapter as for a mix, so the base weights stay
+the file's and few-row products keep reading the packaged GGUF's blocks (merging an adapter into the weights
+would move every product to fp32, and switching between base and adapter batches would merge and unmerge).
+
+peft holds the rest: adapters that are not plain LoRA, and every adapter once the transformers forward needs
+it (`prepare`, `model`: `forward="transformers"`, or the lean forward's fallback), loaded there on demand.
+There, rows on one adapter get it merged into the weights (peft's unmerged path is ~8 % slower and its
+per-row path ~30 % slower at batch 8 on a CPU); no row on an adapter switches the LoRA layers off; a mix
+goes through peft's mixed-batch `adapter_names` argument ("__base__" = no adapter). Merges change only with
+the batch's make-up, not per step. With no adapter loaded the plain model runs. Only the engine's worker
+thread calls `load`/`unload`/`prepare`/`lean_rows`, between decode steps.
 
 The set starts from the weights the lean forward reads (`weights`: embedded_llama.py's LlamaWeights, or a
-transformers model). transformers' model, which peft wraps, is built on the first adapter load or the
-first pass through transformers (`model`), on the same parameters.
+transformers model). transformers' model, which peft wraps, is built on the first peft load or the first
+pass through transformers (`model`), on the same parameters.
 """
 
 from __future__ import annotations
@@ -27,10 +31,10 @@ import torch
 
 from .base import ModelError
 from .embedded_llama import LlamaWeights
+from .embedded_lora_file import LayerLora, read_plain_lora
 from .server import LORA_TARGET_MODULES
 
 BASE_ROW = "__base__"
-LayerLora = dict[str, tuple[torch.Tensor, torch.Tensor]]  # projection → (A [r, in], scaling · B [out, r])
 RowGroups = list[tuple[list[int], list[LayerLora]]]  # per adapter of a batch: its rows, its products per layer
 
 
@@ -43,6 +47,7 @@ class AdapterSet:
         self._merged: str | None = None  # adapter whose weights are currently added into the base weights
         self._disabled = False  # LoRA layers switched off (every row on the base model)
         self._lean: dict[str, list[LayerLora] | None] = {}  # an adapter's products for the lean forward
+        self._file_only: set[str] = set()  # read from their files for the lean forward, not (yet) in peft
 
     @property
     def model(self) -> torch.nn.Module:
@@ -76,6 +81,16 @@ class AdapterSet:
         if name in self._paths:
             self.unload(name)
         self._lean.pop(name, None)
+        if isinstance(self.weights, LlamaWeights):
+            products = read_plain_lora(path, self.weights.model.layers)
+            if products is not None:
+                self._lean[name] = products
+                self._file_only.add(name)
+                self._paths[name] = path
+                return
+        self._load_into_peft(name, path)
+
+    def _load_into_peft(self, name: str, path: Path) -> None:
         self._arrange(merged=None, disabled=False)  # load into plain LoRA layers, never into merged weights
         from peft import PeftModel
 
@@ -86,21 +101,35 @@ class AdapterSet:
             else:
                 self._peft.load_adapter(str(path), adapter_name=name, is_trainable=False)
         except (ValueError, OSError, RuntimeError, KeyError) as exc:
-            if self._peft is not None and not self._paths:
+            if self._peft is not None and not self._in_peft():
                 self._base = self._peft.unload()  # undo a half-done first wrap
                 self._peft = None
             raise ModelError(f"cannot load adapter {name!r} from {path}: {exc}".splitlines()[0]) from exc
         self._peft.eval()
         self._paths[name] = path
+        self._file_only.discard(name)
+
+    def _in_peft(self) -> list[str]:
+        return [n for n in self._paths if n not in self._file_only]
+
+    def _into_peft(self, names: set[str | None]) -> None:
+        """Load into peft the adapters among `names` that were read only for the lean forward."""
+        for name in sorted(n for n in names if n in self._file_only):
+            self._load_into_peft(name, self._paths[name])
 
     def unload(self, name: str) -> None:
         if name not in self._paths:
             raise ModelError(f"unknown adapter {name!r}; loaded: {', '.join(self.names()) or 'none'}")
+        if name in self._file_only:  # never reached peft: nothing to strip from the model
+            self._file_only.discard(name)
+            del self._paths[name]
+            self._lean.pop(name, None)
+            return
         assert self._peft is not None
         self._arrange(merged=None, disabled=False)  # a merged delta must leave the weights with its adapter
         del self._paths[name]
         self._lean.pop(name, None)
-        if self._paths:
+        if self._in_peft():
             self._peft.delete_adapter(name)
         else:
             # Last adapter gone: strip the LoRA layers so the base model runs at full speed again.
@@ -108,10 +137,12 @@ class AdapterSet:
             self._peft = None
 
     def prepare(self, row_adapters: list[str | None]) -> dict[str, Any]:
-        """Arrange the LoRA layers for a batch whose rows use `row_adapters`; return extra forward arguments."""
+        """Arrange the LoRA layers for a batch whose rows use `row_adapters` on transformers' forward; return
+        extra forward arguments."""
+        wanted = set(row_adapters)
+        self._into_peft(wanted)
         if self._peft is None:
             return {}
-        wanted = set(row_adapters)
         if wanted == {None}:
             self._arrange(merged=None, disabled=True)
             return {}
@@ -122,27 +153,31 @@ class AdapterSet:
         return {"adapter_names": [a if a is not None else BASE_ROW for a in row_adapters]}
 
     def lean_rows(self, row_adapters: list[str | None]) -> tuple[bool, RowGroups]:
-        """Arrange the LoRA layers for the lean forward: (False, []) when it cannot compute these rows (an
-        adapter that is not plain LoRA on the projections: use `prepare` and peft's path); else True and
-        the LoRA products it must add per adapter's rows, none when no row has an adapter or one is merged."""
+        """Arrange the weights for the lean forward: (False, []) when it cannot compute these rows (a mix with
+        an adapter that is not plain LoRA on the projections: use `prepare` and peft's path); else True and the
+        LoRA products it must add per adapter's rows, none when no row has an adapter or one is merged (a
+        batch all on one adapter that is not plain LoRA: peft merges it into the weights)."""
         wanted = set(row_adapters)
-        if self._peft is None or len(wanted) == 1:
-            self.prepare(row_adapters)
-            return True, []
         groups: RowGroups = []
         for name in sorted(wanted - {None}):
             if name not in self._lean:
                 self._lean[name] = self._products(name)
             layers = self._lean[name]
             if layers is None:
+                if len(wanted) == 1:
+                    self.prepare(row_adapters)
+                    return True, []
                 return False, []
             groups.append(([i for i, a in enumerate(row_adapters) if a == name], layers))
-        self._arrange(merged=None, disabled=False)
+        self._arrange(merged=None, disabled=self._disabled)  # the file's weights: nothing merged into them
         return True, groups
 
     def _products(self, name: str) -> list[LayerLora] | None:
-        """Adapter `name`'s (A, s·B) per layer and projection; None unless it is plain LoRA (no DoRA or other
-        variant, no LoRA bias; dropout is off at inference) on the decoder layers' projections only."""
+        """Adapter `name`'s (A, s·B) per layer and projection, from peft's layers; None unless it is plain LoRA
+        (no DoRA or other variant, no LoRA bias; dropout is off at inference) on the decoder layers' projections
+        only."""
+        if self._peft is None:
+            return None
         layers: dict[int, LayerLora] = {}
         for path, module in self._peft.named_modules():
             if name not in getattr(module, "lora_A", {}):

@@ -13,9 +13,9 @@ adapters_app = typer.Typer(help="LoRA adapters trained by `deepresearch train`: 
 
 
 def _registry():
-    from deepresearch.train.registry import AdapterRegistry
+    from deepresearch.app.runtime import adapter_registry
 
-    return AdapterRegistry(get_settings().paths.adapters)
+    return adapter_registry(get_settings())  # a fresh data directory gets the starter adapter first
 
 
 def _fmt(value: float | None) -> str:
@@ -42,6 +42,8 @@ def list_adapters() -> None:
         mark = "*" if a.current else " "
         out.print(f"{mark} {a.name}  {a.created_at or '-'}  step {a.step if a.step is not None else '-'}  "
                   f"reward {_fmt(a.reward_mean)}  {verdict}".rstrip(), markup=False, highlight=False)
+        if a.origin:
+            out.print(f"    {a.origin}", markup=False, highlight=False)
 
 
 async def _load_into_server(name: str | None) -> str:

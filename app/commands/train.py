@@ -169,13 +169,12 @@ def train(
 
 async def _train(store: TraceStore, settings: Settings, cfg: TrainSettings, job: TrainJob) -> None:
     from deepresearch.agent.model.base import ModelError
-    from deepresearch.app.runtime import build_model_from
+    from deepresearch.app.runtime import adapter_registry, build_model_from
     from deepresearch.tools.index.store import IndexNotFound
     from deepresearch.train.checkpoint import Checkpoint, CheckpointError, question_stream, resumable
     from deepresearch.train.environment import rollout_environment
     from deepresearch.train.loop import LoopContext, RoundReport, TrainLoop
     from deepresearch.train.questions import questions_from_runs
-    from deepresearch.train.registry import AdapterRegistry
     from deepresearch.train.replay import replay_environment
     from deepresearch.train.rounds import TimeBudget, fixed_rounds, watch_rounds
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -208,7 +207,7 @@ async def _train(store: TraceStore, settings: Settings, cfg: TrainSettings, job:
         models += _extra_servers(settings, cfg)
     except ModelError as exc:
         raise fail(f"model: {exc}") from None
-    registry = AdapterRegistry(settings.paths.adapters)
+    registry = adapter_registry(settings)  # a fresh one serves the starter adapter, which training then continues
     try:
         environment = replay_environment(replayer) if replayer is not None else rollout_environment(
             settings.tools, corpus=job.corpus, index=job.index)

@@ -9,10 +9,12 @@ from pathlib import Path
 
 
 def clean_env(tmp: Path, **extra: str) -> dict[str, str]:
-    """The current environment minus any DEEPRESEARCH_* setting, with config and data under `tmp`."""
+    """The current environment minus any DEEPRESEARCH_* setting, with config and data under `tmp`, on the base
+    model (no starter adapter: tests/conftest.py; pass DEEPRESEARCH_MODEL__STARTER_ADAPTER="true" for it)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("DEEPRESEARCH_")}
     env.update(XDG_CONFIG_HOME=str(tmp / "xdg-config"), XDG_CACHE_HOME=os.environ.get("XDG_CACHE_HOME", ""),
-               DEEPRESEARCH_DATA_DIR=str(tmp / "data"), OMP_WAIT_POLICY="PASSIVE", HF_HUB_OFFLINE="1")
+               DEEPRESEARCH_DATA_DIR=str(tmp / "data"), OMP_WAIT_POLICY="PASSIVE", HF_HUB_OFFLINE="1",
+               DEEPRESEARCH_MODEL__STARTER_ADAPTER="false")
     if not env["XDG_CACHE_HOME"]:
         del env["XDG_CACHE_HOME"]  # keep the user's model cache (~/.cache) where the tests expect it
     env.update(extra)

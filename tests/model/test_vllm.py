@@ -117,6 +117,30 @@ async def test_runtime_lora_load_and_unload(client, embedded, lora_dir, model_di
         await client.complete(ask("Say hi", adapter="rand-a"))
 
 
+async def test_the_starter_adapter_scores_alike_on_vllm_and_the_embedded_engine(client, embedded):
+    # The packaged starter is stored in bf16 at rank 32: both backends cast it to the model's fp32 on load. It
+    # answers for the answer and bridge choices, which the graph makes by scoring continuations.
+    from deepresearch.train.starter import packaged_starter
+
+    starter = packaged_starter()
+    assert starter is not None
+    prompt = "Context: Aphra Behn died on 16 April 1689.\nQuestion: In what year did Aphra Behn die?\nAnswer:"
+    continuations = [" 1689", " 1929", " 16 April 1689"]
+    await client.load_adapter("starter", starter)
+    await embedded.load_adapter("starter", starter)
+    try:
+        theirs = await client.score(prompt, continuations, adapter="starter")
+        ours = await embedded.score(prompt, continuations, adapter="starter")
+        base = await embedded.score(prompt, continuations, adapter="")
+    finally:
+        await embedded.unload_adapter("starter")
+        await client.unload_adapter("starter")
+    for want, got in zip(ours, theirs, strict=True):
+        assert got == pytest.approx(want, abs=2e-2)
+    assert any(abs(a - b) > 1e-2 for want, plain in zip(ours, base, strict=True) for a, b in zip(want, plain,
+                                                                                                    strict=True))
+
+
 async def test_factory_client_loads_the_configured_adapter_on_first_use(vllm_server, lora_dir, tmp_path):
     adapters_dir = tmp_path / "adapters"
     adapters_dir.mkdir()

@@ -2,6 +2,7 @@
 on the same held-out train questions as scripts/train_answer_choice.py.
 
     .venv/bin/python docs/results/adapter-soup/soup.py build --out SOUP A1 A2 A3
+    .venv/bin/python docs/results/adapter-soup/soup.py compress --rank 32 --dtype bf16 --out SMALL SOUP
     .venv/bin/python docs/results/adapter-soup/soup.py measure SOUP [A1 …] [--bridges]
 
 `build` writes one adapter whose weight change is exactly the mean of the parts' changes: with part i's
@@ -9,6 +10,12 @@ on the same held-out train questions as scripts/train_answer_choice.py.
 A = [A_1; …; A_N] and B = [B_1 … B_N] / N, with rank N·r and alpha N·alpha, so s stays and
 ΔW = s · B A = (1/N) Σ s · B_i A_i. Averaging the A's and B's separately would not give that: each part
 started from its own random A. The parts must answer for the same roles (metadata.json), as the soup does.
+
+`compress` cuts an adapter back to rank k: for each module it keeps the k largest singular directions of
+ΔW = s · B A (the best rank-k approximation in Frobenius norm), computed from QR factors of B and Aᵀ so ΔW
+itself is never formed at full size. It prints the share of ‖ΔW‖² kept, module type by module type. With
+--dtype bf16 the factors are stored in bfloat16 (half the bytes; peft and vLLM cast them to the model's dtype
+on load): rank 32 in bf16 takes the bytes of rank 16 in fp32.
 
 `measure` loads each adapter on the base model and prints the held-out answer top-1 (of --held-out questions,
 --seed's order: the script's defaults) and, with --bridges, the held-out bridge top-1, as the training script
@@ -66,6 +73,44 @@ def build(out: Path, parts: list[Path]) -> None:
     print(f"{out}: {n} parts of rank {r}, rank {n * r}, alpha {n * alpha}")
 
 
+def compress(src: Path, out: Path, rank: int, dtype: str) -> None:
+    import torch
+    from safetensors.torch import load_file, save_file
+
+    config = json.loads((src / CONFIG).read_text())
+    if config.get("use_rslora") or config.get("use_dora") or config.get("rank_pattern") or config.get("alpha_pattern"):
+        sys.exit(f"error: {src} is not plain LoRA with one scaling alpha / r")
+    if not 0 < rank < config["r"]:
+        sys.exit(f"error: --rank must be between 1 and {config['r'] - 1} (the adapter's rank is {config['r']})")
+    scale = config["lora_alpha"] / config["r"]
+    store = {"fp32": torch.float32, "bf16": torch.bfloat16}[dtype]
+    weights = load_file(str(src / WEIGHTS))
+    small, kept, total = {}, {}, {}
+    for key_a in sorted(k for k in weights if ".lora_A." in k):
+        key_b = key_a.replace(".lora_A.", ".lora_B.")
+        a, b = weights[key_a].double(), weights[key_b].double()  # [R, in], [out, R]
+        qb, rb = torch.linalg.qr(b)  # B = Qb Rb
+        qa, ra = torch.linalg.qr(a.T)  # Aᵀ = Qa Ra
+        u, sv, vh = torch.linalg.svd(scale * rb @ ra.T)  # ΔW = Qb (U S Vh) Qaᵀ
+        root = sv[:rank].sqrt()
+        # New rank-k factors with the same scaling s: ΔW_k = s · B' A'.
+        small[key_b] = (qb @ u[:, :rank] * root / scale).to(store).contiguous()
+        small[key_a] = (root[:, None] * (vh[:rank] @ qa.T)).to(store).contiguous()
+        module = key_a.split(".lora_A.")[0].rsplit(".", 1)[-1]
+        kept[module] = kept.get(module, 0.0) + float((sv[:rank] ** 2).sum())
+        total[module] = total.get(module, 0.0) + float((sv ** 2).sum())
+    out.mkdir(parents=True, exist_ok=True)
+    save_file(small, str(out / WEIGHTS))
+    (out / CONFIG).write_text(json.dumps(config | {"r": rank, "lora_alpha": scale * rank}, indent=2))
+    meta = json.loads((src / "metadata.json").read_text()) if (src / "metadata.json").is_file() else {}
+    (out / "metadata.json").write_text(json.dumps(
+        {"trainer": "soup-compressed", "from": str(src), "rank": rank, "dtype": dtype, "roles": meta.get("roles")},
+        indent=2))
+    shares = ", ".join(f"{m} {kept[m] / total[m]:.3f}" for m in sorted(kept))
+    print(f"{out}: rank {config['r']} → {rank}; share of ‖ΔW‖² kept: {shares}; "
+          f"all {sum(kept.values()) / sum(total.values()):.3f}")
+
+
 def measure(adapters: list[Path], held_out: int, limit: int, seed: int, bridges: bool) -> None:
     import train_answer_choice as T
     from deepresearch.agent.graph.writer import RERANK_POOL
@@ -98,6 +143,11 @@ def main() -> None:
     b = sub.add_parser("build")
     b.add_argument("--out", type=Path, required=True)
     b.add_argument("parts", type=Path, nargs="+")
+    c = sub.add_parser("compress")
+    c.add_argument("--out", type=Path, required=True)
+    c.add_argument("--rank", type=int, required=True)
+    c.add_argument("--dtype", choices=("fp32", "bf16"), default="fp32")
+    c.add_argument("adapter", type=Path)
     m = sub.add_parser("measure")
     m.add_argument("adapters", type=Path, nargs="+")
     m.add_argument("--held-out", type=int, default=200)
@@ -109,6 +159,8 @@ def main() -> None:
         if len(args.parts) < 2:
             sys.exit("error: a soup needs at least two adapters")
         build(args.out, args.parts)
+    elif args.command == "compress":
+        compress(args.adapter, args.out, args.rank, args.dtype)
     else:
         measure(args.adapters, args.held_out, args.limit, args.seed, args.bridges)
 
