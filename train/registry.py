@@ -163,11 +163,6 @@ class AdapterRegistry:
         _atomic_write(self.root / REGISTRY_FILE, state.model_dump_json(indent=2))
 
 
-def current_adapter(adapters_dir: Path) -> str | None:
-    """The served adapter's name (None = base model): what `build_model` should load at start-up."""
-    return AdapterRegistry(adapters_dir).current
-
-
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from deepresearch.train.registry import AdapterRegistry, RegistryError, current_adapter
+from deepresearch.train.registry import AdapterRegistry, RegistryError
 
 
 def fake_adapter_dir(root: Path, name: str, created: str) -> None:
@@ -34,7 +34,7 @@ def test_use_and_rollback_walk_back_through_what_was_served(registry):
     assert registry.current is None
     registry.set_current("grpo-0001", "publish")
     registry.set_current("grpo-0003", "use")
-    assert current_adapter(registry.root) == "grpo-0003"
+    assert AdapterRegistry(registry.root).current == "grpo-0003"  # persisted: what `ask` loads at start-up
     assert [a.name for a in registry.list() if a.current] == ["grpo-0003"]
     assert registry.rollback().current == "grpo-0001"
     assert registry.rollback().current is None  # back to the base model
