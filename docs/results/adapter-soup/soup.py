@@ -39,6 +39,16 @@ WEIGHTS = "adapter_model.safetensors"
 CONFIG = "adapter_config.json"
 
 
+def plain_scaling(path: Path, config: dict) -> float:
+    """s = alpha / r of a plain LoRA adapter, by the engine's own test (agent/model/embedded_lora_file.py);
+    rsLoRA's alpha / √r would not survive a change of rank, so it is refused too."""
+    from deepresearch.agent.model.embedded_lora_file import plain_lora_scaling
+
+    if config.get("use_rslora") or plain_lora_scaling(config) is None:
+        sys.exit(f"error: {path} is not plain LoRA with one scaling alpha / r")
+    return config["lora_alpha"] / config["r"]
+
+
 def build(out: Path, parts: list[Path]) -> None:
     import torch
     from safetensors.torch import load_file, save_file
@@ -48,8 +58,7 @@ def build(out: Path, parts: list[Path]) -> None:
     for p, c in zip(parts, configs, strict=True):
         if (c["r"], c["lora_alpha"], sorted(c["target_modules"])) != (r, alpha, sorted(configs[0]["target_modules"])):
             sys.exit(f"error: {p} has another rank, alpha or target modules than {parts[0]}")
-        if c.get("use_rslora") or c.get("use_dora") or c.get("rank_pattern") or c.get("alpha_pattern"):
-            sys.exit(f"error: {p} is not plain LoRA with one scaling alpha / r")
+        plain_scaling(p, c)
     roles = json.loads((parts[0] / "metadata.json").read_text()).get("roles")
     for p in parts[1:]:
         if json.loads((p / "metadata.json").read_text()).get("roles") != roles:
@@ -78,11 +87,9 @@ def compress(src: Path, out: Path, rank: int, dtype: str) -> None:
     from safetensors.torch import load_file, save_file
 
     config = json.loads((src / CONFIG).read_text())
-    if config.get("use_rslora") or config.get("use_dora") or config.get("rank_pattern") or config.get("alpha_pattern"):
-        sys.exit(f"error: {src} is not plain LoRA with one scaling alpha / r")
+    scale = plain_scaling(src, config)
     if not 0 < rank < config["r"]:
         sys.exit(f"error: --rank must be between 1 and {config['r'] - 1} (the adapter's rank is {config['r']})")
-    scale = config["lora_alpha"] / config["r"]
     store = {"fp32": torch.float32, "bf16": torch.bfloat16}[dtype]
     weights = load_file(str(src / WEIGHTS))
     small, kept, total = {}, {}, {}
