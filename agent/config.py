@@ -89,6 +89,9 @@ class AgentSettings(BaseModel):
     auto_approve: bool = Field(True, description="skip the plan approval pause")
     max_sources_in_prompt: int = Field(6, ge=1, le=50)
     evidence_chars: int = Field(600, ge=100, le=20_000, description="characters of a source shown to the model")
+    answer_pool: int = Field(
+        5, ge=1, le=50, description="candidate answer spans (best by features) the policy's likelihood re-ranks"
+    )
     # Measured on the 100 pool dev questions: the 135M model's choice among the top three names named a
     # gold document 8 times in 83, the best-ranked name 9 (one of the three: 22). "model" keeps the
     # decision for training it; "rank" costs no LLM call and does not flip with a prompt's wording.

@@ -6,7 +6,7 @@ Questions and corpus: ../shared/data/pool beside the repository, else the bundle
 
 1. Free-form train questions (not yes/no, not "A or B"; shuffled with --seed), their evidence simulated as
    the graph gathers it (train/simulated_evidence.py) and their top --candidates spans by features: the
-   re-ranker's pool (agent/graph/writer.py: RERANK_POOL). --source keeps one source dataset's questions.
+   re-ranker's pool (setting agent.answer_pool). --source keeps one source dataset's questions.
 2. The first --held-out questions are only measured: top-1 (the re-ranker's pick is correct) for the base
    model, then for the adapter (--held-out 0: every question trains, nothing is measured here). The rest
    train it: −log Σ_correct softmax(s), --epochs passes.
@@ -86,7 +86,7 @@ def bridge_sets(questions: Path, corpus: Path, limit: int, seed: int, sources: l
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    from deepresearch.agent.graph.writer import RERANK_POOL
+    from deepresearch.agent.config import AgentSettings
     from deepresearch.evals.dataset import bundled_dataset
 
     # The pool beside the repository, else the bundled demo set (a fresh clone has no ../shared).
@@ -97,7 +97,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--limit", type=int, default=1200, help="train questions read (held-out ones included)")
     parser.add_argument("--held-out", type=int, default=100)
-    parser.add_argument("--candidates", type=int, default=RERANK_POOL,
+    parser.add_argument("--candidates", type=int, default=AgentSettings().answer_pool,
                         help="the re-ranker's pool (default: the graph's)")
     parser.add_argument("--positives-from", type=int, default=0, metavar="N",
                         help="training sets whose pool lacks the gold get it from the top N spans as one more "

@@ -29,7 +29,6 @@ from .schemas import ReportPoint, WriterOut, writer_schema
 from .shared_property import decide_shared
 from .state import Citation, Finding, ResearchState, SourceRead
 
-RERANK_POOL = 5  # candidate spans the policy's likelihood re-ranks
 ANSWER_OPTIONS = 1  # of those, offered to the writer (besides "not found"); measured: its choice among 3 was
 # worse than the best-ranked one (3 vs 5 right of 37), so it decides between that one and "not found"
 STOP_NOTES = {
@@ -117,7 +116,7 @@ async def answer_options(state: ResearchState, ctx: ResearchContext) -> tuple[li
             return [decided.option], []
         return [decided.option], [Candidate(decided.option, 0.0, decided.quote, 0, decided.url)]
     bridges = [s["bridge"] for s in state.get("plan", []) if s.get("bridge")]
-    candidates = rank_candidates(question, sentences, k=RERANK_POOL, bridges=bridges)
+    candidates = rank_candidates(question, sentences, k=ctx.settings.answer_pool, bridges=bridges)
     candidates = (await rerank(ctx, question, candidates))[:ANSWER_OPTIONS]
     return [c.text for c in candidates], candidates
 

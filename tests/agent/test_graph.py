@@ -3,6 +3,7 @@ citation checking and malformed output. Real model + real tools: test_ask_e2e.py
 
 from __future__ import annotations
 
+from deepresearch.agent.config import AgentSettings
 from deepresearch.agent.graph.answer_scoring import ANSWER_ROLE
 from deepresearch.agent.model.base import BASE_MODEL
 from deepresearch.agent.model.policy import AdapterChoice, RunPolicy
@@ -245,6 +246,17 @@ async def test_the_policy_likelihood_reranks_the_answer_candidates(toolbox, stor
     assert "Ada Lovelace" in scores["candidates"][0]["quote"]  # its sentence: what the trainer scores it by
     # A backend that cannot score leaves the feature order, and says so in the trace.
     assert "cannot score" in store.events(plain.run_id, "answer_scores")[0].payload["error"]
+
+
+async def test_the_reranked_pool_is_the_answer_pool_setting(toolbox, store):
+    question = "Who wrote the first published algorithm for the engine?"
+    sizes = {}
+    for pool in (2, 5):
+        model = ScriptedModel(default_script(("Ada Lovelace",)))
+        model.scorer = lambda prompt, cand: -1.0
+        result = await run(model, toolbox, store, question=question, settings=AgentSettings(answer_pool=pool))
+        sizes[pool] = len(store.events(result.run_id, "answer_scores")[0].payload["candidates"])
+    assert sizes == {2: 2, 5: 5}  # the evidence holds more than five names: the setting cuts the pool
 
 
 async def test_an_adapter_trained_on_the_answer_choice_answers_only_for_the_reranker(toolbox, store):
