@@ -86,9 +86,14 @@ def bridge_sets(questions: Path, corpus: Path, limit: int, seed: int, sources: l
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    from deepresearch.agent.config import AgentSettings
+    from deepresearch.app.settings import load_settings
+    from deepresearch.app.settings_sources import SettingsError
     from deepresearch.evals.dataset import bundled_dataset
 
+    try:
+        settings = load_settings()
+    except SettingsError as exc:
+        sys.exit(f"error: {exc}")
     # The pool beside the repository, else the bundled demo set (a fresh clone has no ../shared).
     questions, corpus = ((POOL / "questions.jsonl", POOL / "corpus.jsonl") if (POOL / "questions.jsonl").is_file()
                          else bundled_dataset("demo"))
@@ -97,8 +102,8 @@ def main() -> None:
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--limit", type=int, default=1200, help="train questions read (held-out ones included)")
     parser.add_argument("--held-out", type=int, default=100)
-    parser.add_argument("--candidates", type=int, default=AgentSettings().answer_pool,
-                        help="the re-ranker's pool (default: the graph's)")
+    parser.add_argument("--candidates", type=int, default=settings.agent.answer_pool,
+                        help="the re-ranker's pool (default: the graph's, setting agent.answer_pool)")
     parser.add_argument("--positives-from", type=int, default=0, metavar="N",
                         help="training sets whose pool lacks the gold get it from the top N spans as one more "
                              "candidate (0: off; held-out sets never do)")
@@ -128,7 +133,6 @@ def main() -> None:
     from deepresearch.agent.graph.answer_scoring import ANSWER_ROLE
     from deepresearch.agent.graph.bridge_scoring import BRIDGE_ROLE
     from deepresearch.agent.model.embedded_weights import embedded_model_dir
-    from deepresearch.app.settings import load_settings
     from deepresearch.train import answer_choice as A
     from deepresearch.train.config import LoraSettings
     from deepresearch.train.update import load_policy
@@ -155,7 +159,7 @@ def main() -> None:
               flush=True)
 
     roles = (ANSWER_ROLE, BRIDGE_ROLE) if args.bridges else (ANSWER_ROLE,)
-    model_dir = embedded_model_dir(load_settings().cache_dir)
+    model_dir = embedded_model_dir(settings.cache_dir)
     train_seed = args.seed if args.train_seed is None else args.train_seed
     torch.manual_seed(train_seed)
     policy = load_policy(model_dir, LoraSettings(), None, train_seed)

@@ -29,8 +29,9 @@ from .schemas import ReportPoint, WriterOut, writer_schema
 from .shared_property import decide_shared
 from .state import Citation, Finding, ResearchState, SourceRead
 
-ANSWER_OPTIONS = 1  # of those, offered to the writer (besides "not found"); measured: its choice among 3 was
-# worse than the best-ranked one (3 vs 5 right of 37), so it decides between that one and "not found"
+# Of the re-ranked pool (agent.answer_pool), offered to the writer besides "not found"; measured: its choice among
+# 3 was worse than the best-ranked one (3 vs 5 right of 37), so it decides between that one and "not found".
+ANSWER_OPTIONS = 1
 STOP_NOTES = {
     "budget_stop": "This run stopped early: {detail}. The answer may be incomplete.",
     "loop_stop": "This run stopped early: {detail} (loop detected). The answer may be incomplete.",

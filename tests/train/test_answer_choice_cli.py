@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -9,8 +10,9 @@ from pathlib import Path
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "train_answer_choice.py"
 
 
-def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True, timeout=120)
+def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, **(env or {})})
 
 
 def test_a_missing_questions_file_is_named(tmp_path):
@@ -18,6 +20,14 @@ def test_a_missing_questions_file_is_named(tmp_path):
     assert done.returncode == 1
     assert done.stderr.strip() == f"error: {tmp_path / 'nope.jsonl'} not found (pass --questions/--corpus)"
     assert not (tmp_path / "out").exists()
+
+
+def test_a_bad_setting_is_named(tmp_path):
+    done = run("--out", str(tmp_path / "out"), env={"DEEPRESEARCH_AGENT__ANSWER_POOL": "0"})
+    assert done.returncode == 1
+    assert done.stderr.strip().startswith("error: bad setting 'agent.answer_pool' (environment variable "
+                                          "DEEPRESEARCH_AGENT__ANSWER_POOL)")
+    assert len(done.stderr.strip().splitlines()) == 1 and not (tmp_path / "out").exists()
 
 
 def test_held_out_must_leave_questions_to_train_on(tmp_path):
