@@ -129,14 +129,10 @@ def main() -> None:
     if args.positives_from and args.positives_from <= args.candidates:
         sys.exit(f"error: --positives-from must be 0 (off) or more than --candidates ({args.candidates})")
 
-    import torch
     from deepresearch.agent.graph.answer_scoring import ANSWER_ROLE
     from deepresearch.agent.graph.bridge_scoring import BRIDGE_ROLE
     from deepresearch.agent.model.embedded_weights import embedded_model_dir
     from deepresearch.train import answer_choice as A
-    from deepresearch.train.config import LoraSettings
-    from deepresearch.train.update import load_policy
-    from transformers import PreTrainedTokenizerFast
 
     start = time.perf_counter()
     data = examples(args.questions, args.corpus, args.limit, args.candidates, args.seed, args.sources,
@@ -161,11 +157,8 @@ def main() -> None:
     roles = (ANSWER_ROLE, BRIDGE_ROLE) if args.bridges else (ANSWER_ROLE,)
     model_dir = embedded_model_dir(settings.cache_dir)
     train_seed = args.seed if args.train_seed is None else args.train_seed
-    torch.manual_seed(train_seed)
-    policy = load_policy(model_dir, LoraSettings(), None, train_seed)
-    scorer = A.ChoiceScorer(policy, PreTrainedTokenizerFast.from_pretrained(str(model_dir)),
-                            int(policy.config.pad_token_id or 0))
-    policy.eval()
+    scorer = A.ChoiceScorer.load(model_dir, seed=train_seed)
+    policy = scorer.policy
 
     bridge_top1: list[int] = []  # held-out bridge top-1, base then after every pass
 

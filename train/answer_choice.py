@@ -111,6 +111,20 @@ class ChoiceScorer:
         self.policy, self.tokenizer, self.pad_id = policy, tokenizer, pad_id
         self.autocast = autocast  # the trainer's mixed precision (accelerate's autocast on a GPU), forward only
 
+    @classmethod
+    def load(cls, model_dir: Path, adapter: Path | None = None, seed: int = 0) -> ChoiceScorer:
+        """The model in `model_dir` with a trainable LoRA adapter (`adapter`'s, or a fresh one initialised from
+        `seed`), in eval mode: how the answer-choice script and its probes start."""
+        from transformers import PreTrainedTokenizerFast
+
+        from .config import LoraSettings
+        from .update import load_policy
+
+        policy = load_policy(model_dir, LoraSettings(), adapter, seed)
+        policy.eval()
+        return cls(policy, PreTrainedTokenizerFast.from_pretrained(str(model_dir)),
+                   int(policy.config.pad_token_id or 0))
+
     def _ids(self, text: str) -> list[int]:
         return list(self.tokenizer(text, add_special_tokens=False)["input_ids"])
 

@@ -68,16 +68,11 @@ EXAMPLE = ChoiceExample(QUESTION, (("Otto Brandt", SENTENCE, 3.0), ("Ohio", SENT
 @pytest.fixture(scope="module")
 def scorer():
     from deepresearch.agent.model.embedded_weights import embedded_model_dir
-    from deepresearch.train.config import LoraSettings
-    from deepresearch.train.update import load_policy
-    from transformers import PreTrainedTokenizerFast
 
     from ..model.conftest import model_cache_dir
 
     model_dir = embedded_model_dir(model_cache_dir())
-    policy = load_policy(model_dir, LoraSettings(), None, seed=0)
-    policy.eval()
-    return ChoiceScorer(policy, PreTrainedTokenizerFast.from_pretrained(str(model_dir)), 0), model_dir
+    return ChoiceScorer.load(model_dir, seed=0), model_dir
 
 
 # Two sentences of different lengths, interleaved: candidates are packed into one row per sentence

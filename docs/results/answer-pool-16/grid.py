@@ -29,20 +29,13 @@ def score_all(models: list[str]) -> dict[str, list[list[tuple[float, float, bool
     from deepresearch.agent.model.embedded_weights import embedded_model_dir
     from deepresearch.app.settings import load_settings
     from deepresearch.train import answer_choice as A
-    from deepresearch.train.config import LoraSettings
-    from deepresearch.train.update import load_policy
-    from transformers import PreTrainedTokenizerFast
 
     sets = script.examples(script.POOL / "questions.jsonl", script.POOL / "corpus.jsonl", QUESTIONS, POOL, 0)
     model_dir = embedded_model_dir(load_settings().cache_dir)
-    tokenizer = PreTrainedTokenizerFast.from_pretrained(str(model_dir))
     out = {}
     for name in models:
-        policy = load_policy(model_dir, LoraSettings(), None if name == "base" else Path(name), 0)
-        if name == "base":
-            policy = policy.get_base_model()
-        policy.eval()
-        scorer = A.ChoiceScorer(policy, tokenizer, int(policy.config.pad_token_id or 0))
+        # "base": a fresh adapter, whose B = 0 adds exactly nothing to the base model's scores
+        scorer = A.ChoiceScorer.load(model_dir, None if name == "base" else Path(name))
         with torch.no_grad():
             out[name] = [[(c[2], (s - c[2]) / A.LIKELIHOOD_WEIGHT, ok)
                           for c, s, ok in zip(ex.candidates, scorer.scores(ex).tolist(), ex.correct, strict=True)]

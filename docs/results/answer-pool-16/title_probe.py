@@ -21,16 +21,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "scripts"))
 
 
 def main() -> None:
-    import torch
     import train_answer_choice as script
     from deepresearch.agent.graph import candidates as C
     from deepresearch.agent.model.embedded_weights import embedded_model_dir
     from deepresearch.app.settings import load_settings
     from deepresearch.train import answer_choice as A
-    from deepresearch.train.config import LoraSettings
     from deepresearch.train.simulated_evidence import free_form_train_questions
-    from deepresearch.train.update import load_policy
-    from transformers import PreTrainedTokenizerFast
 
     titled = os.environ.get("TITLE") == "1"
     search = script.simulated_search(script.POOL / "corpus.jsonl")
@@ -48,11 +44,7 @@ def main() -> None:
         data.append(ex)
     held, train = data[:200], data[200:]
     model_dir = embedded_model_dir(load_settings().cache_dir)
-    torch.manual_seed(0)
-    policy = load_policy(model_dir, LoraSettings(), None, 0)
-    scorer = A.ChoiceScorer(policy, PreTrainedTokenizerFast.from_pretrained(str(model_dir)),
-                            int(policy.config.pad_token_id or 0))
-    policy.eval()
+    scorer = A.ChoiceScorer.load(model_dir, seed=0)
     print("titled" if titled else "plain", "held", len(held), "gold in pool", sum(any(e.correct) for e in held),
           "base top-1", A.top1_hits(scorer, held), flush=True)
     start = time.perf_counter()
