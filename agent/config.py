@@ -60,6 +60,11 @@ class ModelSettings(BaseModel):
         "4-bit blocks, the same weights in a sixth of the bytes (a kernel compiled once with the system's C compiler; "
         "without one, fp32)"
     )
+    bf16_products: Literal["auto", "on", "off"] = Field(
+        "auto", description="embedded engine: the lean forward's products of more than 24 rows (prefills, long drafts) "
+        "in bf16 through torch's oneDNN, about twice the arithmetic rate of fp32 on CPUs with bf16 dot products "
+        "(AVX512-BF16, AMX); auto = where a probe of this CPU at the first start finds it clearly faster"
+    )
     request_timeout_s: float = Field(600.0, gt=0)
     max_retries: int = Field(4, ge=0, le=20)
     temperature: float = Field(0.0, ge=0.0, le=5.0, description="sampling temperature for answering runs")

@@ -178,37 +178,43 @@ async def record(limit: int, out: Path) -> None:
 @dataclass(frozen=True)
 class EngineSpec:
     """One engine column of the agent workload: jump-forward mode, prefix reuse ("on", "system" = system messages
-    only, "off"), forward, and the lean forward's GGUF products and split attention."""
+    only, "off"), forward, and the lean forward's GGUF products, split attention and bf16 products ("auto" as the
+    settings' default, "off" = "-nobf16", "on" = "-bf16")."""
 
     mode: str
     prefix: str = "on"
     forward: str = "lean"
     gguf: bool = True
     split: bool = True
+    bf16: str = "auto"
 
     @property
     def name(self) -> str:
         lean = self.forward == "lean"
         return (self.mode + {"on": "", "off": "-noprefix", "system": "-sysprefix"}[self.prefix]
                 + ("" if lean else f"-{self.forward}") + ("" if self.gguf or not lean else "-fp32")
-                + ("" if self.split or not lean else "-nosplit"))
+                + ("" if self.split or not lean else "-nosplit")
+                + ("" if self.bf16 == "auto" or not lean else {"off": "-nobf16", "on": "-bf16"}[self.bf16]))
 
     def load_options(self) -> dict[str, Any]:
         """EmbeddedChatModel.load's keywords for this engine."""
         return {"jump_forward": self.mode, "prefix_cache": self.prefix != "off", "forward": self.forward,
-                "gguf_products": self.gguf, **({"prompt_cache_tokens": 0} if self.prefix == "system" else {})}
+                "gguf_products": self.gguf, "bf16_products": self.bf16,
+                **({"prompt_cache_tokens": 0} if self.prefix == "system" else {})}
 
 
 def parse_engine(name: str) -> EngineSpec:
     """A column name back to its engine: "off-transformers" → EngineSpec("off", forward="transformers")."""
     mode, *flags = name.split("-")
-    unknown = set(flags) - {"noprefix", "sysprefix", "transformers", "fp32", "nosplit"}
-    if mode not in ("off", "forced", "verified") or unknown or {"noprefix", "sysprefix"} <= set(flags):
+    unknown = set(flags) - {"noprefix", "sysprefix", "transformers", "fp32", "nosplit", "bf16", "nobf16"}
+    if (mode not in ("off", "forced", "verified") or unknown or {"noprefix", "sysprefix"} <= set(flags)
+            or {"bf16", "nobf16"} <= set(flags)):
         raise SystemExit(f"bench/model.py: unknown engine {name!r} (e.g. verified, off-transformers, forced-noprefix, "
-                         "verified-sysprefix, verified-fp32, verified-nosplit)")
+                         "verified-sysprefix, verified-fp32, verified-nosplit, verified-nobf16, verified-bf16)")
     prefix = "off" if "noprefix" in flags else "system" if "sysprefix" in flags else "on"
+    bf16 = "on" if "bf16" in flags else "off" if "nobf16" in flags else "auto"
     return EngineSpec(mode, prefix, "transformers" if "transformers" in flags else "lean", "fp32" not in flags,
-                      "nosplit" not in flags)
+                      "nosplit" not in flags, bf16)
 
 
 def main() -> None:

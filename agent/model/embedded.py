@@ -24,6 +24,7 @@ from .embedded_jump import DEFAULT_JUMP_FORWARD, JumpForward
 from .types import ChatRequest, Completion, Message, Timings
 
 if TYPE_CHECKING:
+    from .embedded_bf16 import Bf16Products
     from .embedded_grammar import RowGrammar
     from .embedded_grammar_store import GrammarStore
     from .embedded_prefix import PrefixStore
@@ -44,7 +45,7 @@ class EmbeddedChatModel(ChatModel):
         jump_forward: JumpForward = DEFAULT_JUMP_FORWARD, prefix_cache: bool = True,
         forward: ForwardKind = DEFAULT_FORWARD, prefix_store: PrefixStore | None = None,
         grammar_store: GrammarStore | None = None, prompt_cache_tokens: int = PROMPT_CACHE_TOKENS,
-        reuse_greedy: bool = False,
+        reuse_greedy: bool = False, bf16: bool = False,
     ) -> None:
         from .embedded_adapters import AdapterSet
         from .embedded_engine import BatchingEngine
@@ -73,6 +74,7 @@ class EmbeddedChatModel(ChatModel):
             limits=EngineLimits(
                 max_batch=max_batch, max_context=self.max_context, threads=threads, jump_forward=jump_forward,
                 prefix_cache=prefix_cache, prompt_cache_tokens=prompt_cache_tokens, forward=forward,
+                bf16_threads=threads if bf16 and forward == "lean" else 0,
             ),
             prefix_store=prefix_store,
         )
@@ -92,6 +94,7 @@ class EmbeddedChatModel(ChatModel):
         prompt_cache_tokens: int = PROMPT_CACHE_TOKENS,
         reuse_greedy: bool = False,
         gguf_products: bool = True,
+        bf16_products: Bf16Products = "off",
     ) -> EmbeddedChatModel:
         """Load fp32 weights and tokenizer from a safetensors directory. `jump_forward`: how text a JSON
         grammar forces skips forward passes ("verified", "forced" or "off"; see embedded_jump.py);
@@ -100,12 +103,15 @@ class EmbeddedChatModel(ChatModel):
         `reuse_greedy`: an identical greedy request waits for or takes the result of an earlier one
         (embedded_reuse.py); `forward`: "lean" (OpenBLAS products, embedded_forward.py) or "transformers";
         `gguf_products`: the lean forward's products of a few rows read the packaged GGUF's blocks (embedded_gguf.py);
+        `bf16_products`: its products of many rows in bf16 ("on"), fp32 ("off"), or bf16 where a probe of this CPU finds
+        it faster ("auto", embedded_bf16.py; the verdict kept in `store_dir`);
         `store_dir`: a directory where what this process computes once is kept for the next: the base model's prefixes
         (embedded_prefix.py) and compiled grammars (embedded_grammar_store.py)."""
         started = time.perf_counter()
         import torch
         from transformers import PreTrainedTokenizerFast
 
+        from .embedded_bf16 import use_bf16
         from .embedded_llama import LlamaWeights
 
         threads = threads or default_threads()
@@ -123,6 +129,7 @@ class EmbeddedChatModel(ChatModel):
             from .embedded_gguf import packaged_blocks
 
             model.gguf_blocks = packaged_blocks(model_dir, model.config, threads)
+        bf16 = forward == "lean" and use_bf16(bf16_products, threads, store_dir)
         prefix_store = grammar_store = None
         if store_dir is not None:
             from .embedded_grammar_store import GRAMMAR_STORE_DIR_NAME, GrammarStore
@@ -130,13 +137,13 @@ class EmbeddedChatModel(ChatModel):
 
             if prefix_cache:
                 prefix_store = PrefixStore(Path(store_dir) / STORE_DIR_NAME, model_dir / "model.safetensors",
-                                           computed_by=_computed_by(forward, threads))
+                                           computed_by=_computed_by(forward, threads, bf16))
             grammar_store = GrammarStore(Path(store_dir) / GRAMMAR_STORE_DIR_NAME, model_dir / "tokenizer.json",
                                          vocab_size=int(model.config.vocab_size))
         chat_model = cls(
             model, tokenizer, model_name=model_name, max_batch=max_batch, threads=threads, jump_forward=jump_forward,
             prefix_cache=prefix_cache, forward=forward, prefix_store=prefix_store, grammar_store=grammar_store,
-            prompt_cache_tokens=prompt_cache_tokens, reuse_greedy=reuse_greedy,
+            prompt_cache_tokens=prompt_cache_tokens, reuse_greedy=reuse_greedy, bf16=bf16,
         )
         chat_model.load_s = time.perf_counter() - started
         return chat_model
@@ -300,10 +307,11 @@ class EmbeddedChatModel(ChatModel):
         await asyncio.to_thread(self._engine.close)
 
 
-def _computed_by(forward: ForwardKind, threads: int) -> str:
-    """What decides the rounding of a prefix's keys/values: the lean forward sets torch's threads itself."""
+def _computed_by(forward: ForwardKind, threads: int, bf16: bool = False) -> str:
+    """What decides the rounding of a prefix's keys/values: the lean forward sets torch's threads itself, and
+    computes long products in bf16 or fp32."""
     if forward == "lean":
-        return f"lean forward, torch on {LEAN_TORCH_THREADS} thread"
+        return f"lean forward, torch on {LEAN_TORCH_THREADS} thread" + (", bf16 products" if bf16 else "")
     return f"{forward} forward, {threads} threads"
 
 

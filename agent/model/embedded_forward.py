@@ -29,6 +29,7 @@ import torch
 import torch.nn.functional as F
 
 from .embedded_adapters import AdapterSet, RowGroups
+from .embedded_bf16 import Bf16Attention
 from .embedded_gguf import matches
 from .embedded_products import JointProduct, RowPlan, matmul_t
 from .embedded_split_attention import SPLIT_ATTENTION, sdpa
@@ -47,6 +48,10 @@ LEAN_TORCH_THREADS = 1  # torch's threads during a lean pass (LeanForward.__call
 # up to 6 rows, the vocabulary (576 → 49,152) up to 12, in blocks of 4,096 columns (9.4 MB).
 GATE_UP_PLAN = RowPlan(gemv_max_rows=6)
 VOCABULARY_PLAN = RowPlan(gemv_max_rows=12, block=4096)
+# With bf16 products on, an attention call of at least this many query rows (a row's feed × the 3 query heads of
+# a KV head: a feed of 25+ tokens) runs as bf16 products too (embedded_bf16.py); a decode step's stays SDPA's fp32.
+# On the 41 agent calls, three rounds alternating (session 49): batch 1 17.3 → 15.4 s, batch 8 14.0 → 14.1 s.
+BF16_MIN_QUERIES = 75
 
 
 def supports(model: Any) -> bool:
@@ -164,7 +169,9 @@ class RowLora:
 class LeanForward:
     """Logits of the last `keep` columns for tokens fed on top of a KV cache (see the module docstring)."""
 
-    def __init__(self, model: Any) -> None:
+    def __init__(self, model: Any, bf16_threads: int = 0) -> None:
+        """`bf16_threads` > 0: the layers' products of more rows than the GGUF blocks take run in bf16 on that many
+        threads (embedded_bf16.py); the vocabulary projection, which makes the logits, stays fp32."""
         if not supports(model):
             raise ValueError("the lean forward computes plain Llama models only")
         config = model.config
@@ -188,6 +195,7 @@ class LeanForward:
             for layer in self._model.layers
         ]
         self.blocks = self._attach_blocks(getattr(model, "gguf_blocks", None))
+        self.bf16_threads = bf16_threads
 
     def _attach_blocks(self, blocks: GGUFBlocks | None) -> bool:
         """Let the products of few rows read the GGUF's blocks (embedded_gguf.py), if they hold exactly the
@@ -216,15 +224,19 @@ class LeanForward:
         # the logits), and the 41 recorded agent calls gave the same tokens; docs/results/bench-torch-one-thread/.
         # A large attention call is the exception: it is split over two threads of our own (the same numbers).
         threads = torch.get_num_threads()
-        attend = SPLIT_ATTENTION if threads > 1 else sdpa
+        attend: Attend = SPLIT_ATTENTION if threads > 1 else sdpa
+        if self.bf16_threads:
+            attend = Bf16Attention(attend, self.bf16_threads, BF16_MIN_QUERIES)
         torch.set_num_threads(LEAN_TORCH_THREADS)
         try:
-            return self._forward(input_ids, mask, positions, cache, keep, lora, file_weights and self.blocks, attend)
+            return self._forward(input_ids, mask, positions, cache, keep, lora, file_weights and self.blocks, attend,
+                                 self.bf16_threads if file_weights else 0)
         finally:
             torch.set_num_threads(threads)
 
     def _forward(self, input_ids: torch.Tensor, mask: torch.Tensor, positions: torch.Tensor, cache: Any,
-                 keep: int, lora: RowGroups | None, blocks: bool, attend: Attend = sdpa) -> torch.Tensor:
+                 keep: int, lora: RowGroups | None, blocks: bool, attend: Attend = sdpa,
+                 bf16_threads: int = 0) -> torch.Tensor:
         rows, fed = input_ids.shape
         heads, kv_heads, dim = self._heads, self._kv_heads, self._head_dim
         # The fed columns that are tokens. A ragged step (one row drafting 30 tokens beside rows feeding 1)
@@ -243,7 +255,7 @@ class LeanForward:
         row_lora = RowLora(lora, tokens.rows_of_tokens()) if lora else None
 
         def project(h: torch.Tensor, product: JointProduct, index: int, *names: str) -> torch.Tensor:
-            out = product(h, blocks)
+            out = product(h, blocks, bf16_threads)
             if row_lora:
                 for part, name in zip(product.split(out), names, strict=True):
                     row_lora.add(part, h, index, name)
@@ -308,9 +320,10 @@ class ModelForward:
     """The engine's forward pass: logits of the last `keep` columns for rows on `row_adapters`. The lean
     forward unless the rows mix adapters (peft's path) or `kind` is "transformers". Worker thread only."""
 
-    def __init__(self, adapters: AdapterSet, kind: ForwardKind) -> None:
+    def __init__(self, adapters: AdapterSet, kind: ForwardKind, bf16_threads: int = 0) -> None:
         self._adapters = adapters
-        self.lean = LeanForward(adapters.weights) if kind == "lean" and supports(adapters.weights) else None
+        self.lean = (LeanForward(adapters.weights, bf16_threads) if kind == "lean" and supports(adapters.weights)
+                     else None)
 
     def __call__(self, input_ids: torch.Tensor, mask: torch.Tensor, positions: torch.Tensor, cache: Any,
                  keep: int, row_adapters: list[str | None]) -> torch.Tensor:

@@ -45,3 +45,4 @@ class EngineLimits:
     prefix_cache: bool = True  # reuse the keys/values of shared prompt prefixes (embedded_prefix.py)
     prompt_cache_tokens: int = PROMPT_CACHE_TOKENS  # of them, whole prompts kept (0: the system messages only)
     forward: ForwardKind = DEFAULT_FORWARD  # "lean": OpenBLAS products (embedded_forward.py); else transformers'
+    bf16_threads: int = 0  # > 0: the lean forward's long products in bf16 on that many threads (embedded_bf16.py)

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import torch
 
+from .embedded_bf16 import bf16_product
 from .embedded_gguf import GGUF_MAX_ROWS
 
 if TYPE_CHECKING:
@@ -72,6 +73,7 @@ class JointProduct:
         self._linears = linears
         self._plan = plan
         self.blocks: BlockProduct | None = None  # the same weights as GGUF blocks, for products of a few rows
+        self._bf16: tuple[int, torch.Tensor] | None = None  # (the matrix's address, its bf16 copy)
         self._matrix = torch.empty(0)
         self._views: list[torch.Tensor] = []
         self._pointers: list[int] = []
@@ -106,13 +108,24 @@ class JointProduct:
             self._lay_out()
         return self._matrix.t()
 
-    def __call__(self, x: torch.Tensor, blocks: bool = False) -> torch.Tensor:
-        """The layers' outputs side by side [..., Σ out], in their order; on the GGUF blocks when `blocks` (the
-        caller knows the weights are still the file's: no adapter merged in) and the product has few rows."""
-        if blocks and self.blocks is not None:
-            rows = x.reshape(-1, x.shape[-1])
-            if len(rows) <= GGUF_MAX_ROWS:
-                return torch.from_numpy(self.blocks(rows.contiguous().numpy())).view(*x.shape[:-1], -1)
+    def bf16_columns(self) -> torch.Tensor:
+        """Wᵀ [in, Σ out] in bf16, copied again when the weights were laid out again. An in-place change of the
+        weights (peft's merge) is not seen, so callers use it only on the file's weights, as the GGUF blocks."""
+        self.weight()  # lays the matrix out again if a layer's weight was replaced
+        if self._bf16 is None or self._bf16[0] != self._matrix.data_ptr():
+            self._bf16 = (self._matrix.data_ptr(), self._matrix.to(torch.bfloat16))
+        return self._bf16[1]
+
+    def __call__(self, x: torch.Tensor, blocks: bool = False, bf16_threads: int = 0) -> torch.Tensor:
+        """The layers' outputs side by side [..., Σ out], in their order. A product of few rows reads the GGUF
+        blocks when `blocks` (the caller knows the weights are still the file's: no adapter merged in); one of
+        more rows is computed in bf16 on `bf16_threads` threads when that is > 0 (embedded_bf16.py; on the file's
+        weights too), else in fp32 by OpenBLAS."""
+        rows = x.reshape(-1, x.shape[-1])
+        if blocks and self.blocks is not None and len(rows) <= GGUF_MAX_ROWS:
+            return torch.from_numpy(self.blocks(rows.contiguous().numpy())).view(*x.shape[:-1], -1)
+        if bf16_threads and len(rows) > GGUF_MAX_ROWS:
+            return bf16_product(rows, self.bf16_columns(), bf16_threads).view(*x.shape[:-1], -1)
         return matmul_t(x, self.weight(), self._plan)
 
     def split(self, out: torch.Tensor) -> list[torch.Tensor]:

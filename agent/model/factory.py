@@ -50,7 +50,7 @@ def _build_embedded(settings: ModelSettings, *, cache_dir: Path, adapters_dir: P
         model_dir, max_batch=settings.max_batch, threads=settings.threads,
         jump_forward=settings.jump_forward, prefix_cache=settings.prefix_cache,
         prompt_cache_tokens=settings.prompt_cache_tokens, reuse_greedy=settings.reuse_greedy, forward=settings.forward,
-        gguf_products=settings.gguf_products,
+        gguf_products=settings.gguf_products, bf16_products=settings.bf16_products,
         store_dir=model_dir,  # prefixes and grammars beside the weights they were computed from
     )
     if settings.adapter:

@@ -60,6 +60,23 @@ def check_kernel(s: Settings) -> Check:
     return "ok", "GGUF products kernel built: the embedded model decodes on its 4-bit weights", ""
 
 
+def check_bf16(s: Settings) -> Check:
+    """Whether the embedded engine's long products (prefills) run in bf16 here, and why."""
+    if s.model.backend != "embedded" or s.model.forward != "lean":
+        return "ok", "bf16 products not used (model.backend is not embedded or model.forward is not lean)", ""
+    if s.model.bf16_products != "auto":
+        return "ok", f"bf16 products {s.model.bf16_products} (setting model.bf16_products)", ""
+    from deepresearch.agent.model.embedded import default_threads
+    from deepresearch.agent.model.embedded_bf16 import probe_verdict
+    from deepresearch.agent.model.embedded_weights import converted_dir
+
+    on, timings = probe_verdict(s.model.threads or default_threads(), converted_dir(s.cache_dir))
+    measured = f"a {timings['fp32_s'] * 1e3:.2f} ms fp32 product takes {timings['bf16_s'] * 1e3:.2f} ms in bf16"
+    if on:
+        return "ok", f"bf16 products on: {measured} on this CPU", ""
+    return "ok", f"bf16 products off: {measured} on this CPU, not clearly faster", ""
+
+
 def check_server(s: Settings) -> Check:
     import httpx
 
@@ -165,6 +182,7 @@ def check_quality(s: Settings) -> Check:
 CHECKS: list[tuple[str, Callable[[Settings], Check]]] = [
     ("model", check_model),
     ("kernel", check_kernel),
+    ("bf16", check_bf16),
     ("quality", check_quality),
     ("search", check_search),
     ("chromium", check_chromium),

@@ -34,6 +34,7 @@ def test_config_file_that_is_not_utf8(tmp_path: Path):
     ("DEEPRESEARCH_MODEL__PROMPT_CACHE_TOKENS", "-1", "model.prompt_cache_tokens"),
     ("DEEPRESEARCH_MODEL__REUSE_GREEDY", "sometimes", "model.reuse_greedy"),
     ("DEEPRESEARCH_MODEL__GGUF_PRODUCTS", "fast", "model.gguf_products"),
+    ("DEEPRESEARCH_MODEL__BF16_PRODUCTS", "fast", "model.bf16_products"),
 ])
 def test_bad_environment_values_name_the_variable(tmp_path: Path, name: str, value: str, message: str):
     proc = cli("runs", "list", env=clean_env(tmp_path, **{name: value}))

@@ -34,13 +34,15 @@ def test_missing_vllm_is_a_warning_and_the_demo_model_says_so(tmp_path: Path):
     assert "DEEPRESEARCH_MODEL__BACKEND=openai" in quality and "DEEPRESEARCH_MODEL__BASE_URL=" in quality
     assert found["search"].startswith("✔") and "local (demo)" in found["search"]
     assert found["kernel"].startswith("✔") and "4-bit weights" in found["kernel"]
+    assert found["bf16"].startswith("✔") and "bf16 products" in found["bf16"] and " ms in bf16" in found["bf16"]
 
 
 def test_no_c_compiler_is_a_warning_with_the_fix(tmp_path: Path):
-    proc = cli("doctor", env=local_only(tmp_path, CC=str(tmp_path / "no-cc")))
+    proc = cli("doctor", env=local_only(tmp_path, CC=str(tmp_path / "no-cc"), DEEPRESEARCH_MODEL__BF16_PRODUCTS="off"))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     kernel = lines(proc.stdout)["kernel"]
     assert kernel.startswith("!") and "no-cc" in kernel and "fp32" in kernel and "apt-get install gcc" in kernel
+    assert "bf16 products off (setting model.bf16_products)" in lines(proc.stdout)["bf16"]
 
 
 def test_search_backends_are_probed(tmp_path: Path):

@@ -38,11 +38,12 @@ def steps() -> list[tuple[list[list[int]], int]]:
     return [(prompt, 1), ([[11, 12, 13], [14]], 3), ([[15], [16]], 1), ([[17], [18]], 1)]
 
 
-def run(forward: Any, model: Any) -> list[torch.Tensor]:
+def run(forward: Any, model: Any, plan: list[tuple[list[list[int]], int]] | None = None) -> list[torch.Tensor]:
+    """The logits of each step of `plan` (default: steps()) for two rows."""
     empty = torch.zeros((2, 0), dtype=torch.long)
     kv = KVBatch(new_cache(model.config.num_hidden_layers), empty, torch.zeros(2, dtype=torch.long))
     out = []
-    for feeds, keep in steps():
+    for feeds, keep in plan or steps():
         width = max(map(len, feeds))
         ids = torch.zeros((2, width), dtype=torch.long)
         for i, feed in enumerate(feeds):

@@ -48,12 +48,12 @@ def model_dir():
     return embedded_model_dir(model_cache_dir())
 
 
-def _completions(model_dir, max_tokens: int) -> list:
+def _completions(model_dir, max_tokens: int, bf16_products: str = "off") -> list:
     from deepresearch.agent.model.embedded import EmbeddedChatModel
     from deepresearch.agent.model.types import Sampling
 
     async def draw():
-        model = EmbeddedChatModel.load(model_dir, max_batch=4, jump_forward="off")
+        model = EmbeddedChatModel.load(model_dir, max_batch=4, jump_forward="off", bf16_products=bf16_products)
         try:
             return await asyncio.gather(*(model.chat(MESSAGES, schema=SCHEMA, sampling=Sampling(
                 temperature=1.0, max_tokens=max_tokens, seed=seed)) for seed in range(4)))
@@ -63,14 +63,16 @@ def _completions(model_dir, max_tokens: int) -> list:
     return asyncio.run(draw())
 
 
-def test_trainer_logps_over_the_allowed_tokens_match_the_sampler(model_dir):
+# "on": the engine's prefills in bf16 (embedded_bf16.py), the trainer's log π_old in fp32 all the same.
+@pytest.mark.parametrize("bf16_products", ["off", "on"])
+def test_trainer_logps_over_the_allowed_tokens_match_the_sampler(model_dir, bf16_products: str):
     from deepresearch.train.batching import loss_positions
     from deepresearch.train.config import TrainSettings
     from deepresearch.train.samples import TrainingSample
     from deepresearch.train.update import GRPOUpdater
 
     # max_tokens 24: the free string runs into the engine's closing reserve, so narrowed positions are replayed.
-    completions = _completions(model_dir, max_tokens=24)
+    completions = _completions(model_dir, max_tokens=24, bf16_products=bf16_products)
     assert any(c.narrowed_positions for c in completions)
     samples = [TrainingSample(
         sample_id=f"r{i}:1", run_id=f"r{i}", group_id="g", role="executor", prompt_ids=c.prompt_token_ids,
