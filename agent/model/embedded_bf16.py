@@ -2,8 +2,8 @@
 
 A prefill pushes hundreds of token columns through every layer: it is bound by arithmetic, not by reading
 the weights (docs/results/bench-batch8-flops/). A CPU with bf16 dot products (AVX512-BF16, AMX) does twice the
-arithmetic per instruction in bf16, and torch's oneDNN uses them: on the AMD Zen 5 of session 49, 750–790
-GFLOP/s for a 400-row product against 340–370 for OpenBLAS's fp32 (AVX-512 kernel) and ~200 for its AVX2
+arithmetic per instruction in bf16, and torch's oneDNN uses them: on the AMD Zen 5 of session 49, ~930
+GFLOP/s for a 400-row product against ~420 for OpenBLAS's fp32 (AVX-512 kernel) and ~250 for its AVX2
 one. Elsewhere oneDNN's bf16 can be slower than fp32 (the Intel Xeon of session 25), so "auto" measures it.
 
 Such a step's layer products (`bf16_product`) and attention (`Bf16Attention`) round their inputs and outputs to

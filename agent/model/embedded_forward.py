@@ -50,7 +50,8 @@ GATE_UP_PLAN = RowPlan(gemv_max_rows=6)
 VOCABULARY_PLAN = RowPlan(gemv_max_rows=12, block=4096)
 # With bf16 products on, an attention call of at least this many query rows (a row's feed × the 3 query heads of
 # a KV head: a feed of 25+ tokens) runs as bf16 products too (embedded_bf16.py); a decode step's stays SDPA's fp32.
-# On the 41 agent calls, three rounds alternating (session 49): batch 1 17.3 → 15.4 s, batch 8 14.0 → 14.1 s.
+# On the 41 agent calls, two runs of three alternating rounds (session 49): batch 1 −6 to −11 %, batch 8 −10 % and
+# none (docs/results/bench-bf16-products/).
 BF16_MIN_QUERIES = 75
 
 
