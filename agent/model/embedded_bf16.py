@@ -80,7 +80,8 @@ class Bf16Attention:
             torch.set_num_threads(previous)
 
 
-def _timed(fn, calls: int) -> float:
+def seconds_per_call(fn: Callable[[], object], calls: int) -> float:
+    """Mean seconds of `calls` calls of `fn`, after two untimed ones (first-call costs)."""
     fn()
     fn()
     started = time.perf_counter()
@@ -98,8 +99,8 @@ def probe(threads: int) -> dict[str, float]:
     weight = torch.randn(inputs, outputs, generator=generator)  # [in, out] contiguous = column-major Wᵀ
     x_np, w_np = x.numpy(), weight.numpy()
     columns = weight.to(torch.bfloat16)
-    fp32 = min(_timed(lambda: np.matmul(x_np, w_np), PROBE_CALLS) for _ in range(2))
-    bf16 = min(_timed(lambda: bf16_product(x, columns, threads), PROBE_CALLS) for _ in range(2))
+    fp32 = min(seconds_per_call(lambda: np.matmul(x_np, w_np), PROBE_CALLS) for _ in range(2))
+    bf16 = min(seconds_per_call(lambda: bf16_product(x, columns, threads), PROBE_CALLS) for _ in range(2))
     return {"fp32_s": fp32, "bf16_s": bf16}
 
 

@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 import numpy as np
 import torch
+from deepresearch.agent.model.embedded_bf16 import seconds_per_call
 
 torch.set_num_threads(2)
 PAUSE_S = 0.3  # between libraries: oneDNN's time depends on what ran just before it
@@ -17,12 +18,7 @@ PAUSE_S = 0.3  # between libraries: oneDNN's time depends on what ran just befor
 
 def per_call(fn: Callable[[], object], calls: int = 20) -> float:
     time.sleep(PAUSE_S)
-    fn()
-    fn()
-    started = time.perf_counter()
-    for _ in range(calls):
-        fn()
-    return (time.perf_counter() - started) / calls
+    return seconds_per_call(fn, calls)
 
 
 def rates(rows: int, inputs: int, outputs: int) -> tuple[float, float, float]:

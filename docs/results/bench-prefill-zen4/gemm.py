@@ -10,18 +10,14 @@ import time
 
 import numpy as np
 import torch
+from deepresearch.agent.model.embedded_bf16 import seconds_per_call
 
 torch.set_num_threads(len(os.sched_getaffinity(0)))
 PAUSE_S = 0.5
 
 
 def per_call(fn, calls: int = 20) -> float:
-    fn()
-    fn()
-    started = time.perf_counter()
-    for _ in range(calls):
-        fn()
-    return (time.perf_counter() - started) / calls
+    return seconds_per_call(fn, calls)
 
 
 for rows in (1, 8, 64, 400):
