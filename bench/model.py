@@ -179,36 +179,17 @@ async def run(args: argparse.Namespace) -> None:
         blocks = sum(t.data.nbytes for t in read_tensors(find_gguf()).values() if t.kind in ("q4_1", "q8_0"))
         print(f"bandwidth bound on the GGUF's blocks ({blocks / 1e6:.0f} MB): {bandwidth * 1e9 / blocks:.1f} tok/s "
               "per sequence", file=sys.stderr)
-        print(machine_line(), file=sys.stderr)
         await run_agent_calls(args, model_dir, bandwidth * 1e9 / weights)
     if args.workload in ("all", "synthetic"):
         await run_synthetic(args, model_dir, bandwidth, weights)
 
 
-def machine_line() -> str:
-    """What decides the products' speed here: OpenBLAS's kernel (OPENBLAS_CORETYPE can force an older one) and
-    the bf16 probe's verdict (model.bf16_products = auto)."""
-    from deepresearch.agent.model.embedded import default_threads
-    from deepresearch.agent.model.embedded_bf16 import probe_verdict
-
-    try:
-        from threadpoolctl import threadpool_info
-
-        kernel = next((f"{i['architecture']} ({i['version']})" for i in threadpool_info()
-                       if i.get("internal_api") == "openblas"), "not found")
-    except ImportError:
-        kernel = "unknown (no threadpoolctl)"
-    forced = os.environ.get("OPENBLAS_CORETYPE")
-    on, timings = probe_verdict(default_threads())
-    return (f"OpenBLAS kernel {kernel}" + (f", forced by OPENBLAS_CORETYPE={forced}" if forced else "")
-            + f"; bf16 probe: fp32 {timings['fp32_s'] * 1e3:.2f} ms, bf16 {timings['bf16_s'] * 1e3:.2f} ms"
-            + f" -> auto = {'bf16' if on else 'fp32'}")
-
-
 async def run_agent_calls(args: argparse.Namespace, model_dir: Path, bound: float) -> None:
     from deepresearch.agent.model.embedded import EmbeddedChatModel
     from deepresearch.agent.model.embedded_split_attention import SPLIT_ATTENTION, SPLIT_MIN_PAIRS
-    from model_workload import EngineSpec, differences, load_workload, parse_engine, replay, requests
+    from model_workload import EngineSpec, differences, load_workload, machine_line, parse_engine, replay, requests
+
+    print(machine_line(), file=sys.stderr)
 
     calls = load_workload()[: args.calls]
     adapter_roles = set(args.adapter_roles.split(",")) if args.adapter else set()

@@ -175,6 +175,26 @@ async def record(limit: int, out: Path) -> None:
           f"data dir {data_dir}", file=sys.stderr)
 
 
+def machine_line() -> str:
+    """What decides the products' speed here: OpenBLAS's kernel (OPENBLAS_CORETYPE can force an older one) and
+    the bf16 probe's verdict (model.bf16_products = auto)."""
+    from deepresearch.agent.model.embedded import default_threads
+    from deepresearch.agent.model.embedded_bf16 import probe_verdict
+
+    try:
+        from threadpoolctl import threadpool_info
+
+        kernel = next((f"{i['architecture']} ({i['version']})" for i in threadpool_info()
+                       if i.get("internal_api") == "openblas"), "not found")
+    except ImportError:
+        kernel = "unknown (no threadpoolctl)"
+    forced = os.environ.get("OPENBLAS_CORETYPE")
+    on, timings = probe_verdict(default_threads())
+    return (f"OpenBLAS kernel {kernel}" + (f", forced by OPENBLAS_CORETYPE={forced}" if forced else "")
+            + f"; bf16 probe: fp32 {timings['fp32_s'] * 1e3:.2f} ms, bf16 {timings['bf16_s'] * 1e3:.2f} ms"
+            + f" -> auto = {'bf16' if on else 'fp32'}")
+
+
 @dataclass(frozen=True)
 class EngineSpec:
     """One engine column of the agent workload: jump-forward mode, prefix reuse ("on", "system" = system messages

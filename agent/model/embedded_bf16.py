@@ -34,7 +34,6 @@ from .disk_store import replace_atomically
 log = logging.getLogger(__name__)
 
 Bf16Products = Literal["auto", "on", "off"]
-DEFAULT_BF16_PRODUCTS: Bf16Products = "auto"
 PROBE_SHAPE = (256, 576, 1536)  # rows × in × out: a prefill's q/k/v product of the 135M model
 PROBE_CALLS = 8
 # bf16 is chosen when the probe's product takes at most this share of fp32's time: a clear win, not noise,

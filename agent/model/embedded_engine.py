@@ -97,8 +97,7 @@ class BatchingEngine:
         self._threads = limits.threads
         self._jump_forward = limits.jump_forward
         self.layers = int(adapters.weights.config.num_hidden_layers)
-        # every pass, on this thread (or in a `call`)
-        self.forward = ModelForward(adapters, limits.forward, limits.bf16_threads)
+        self.forward = ModelForward(adapters, limits.forward, limits.bf16_threads)  # every pass, on this thread
         self._drafts = DraftMemo(self._encode, lambda token: self._decode([token]))
         self._bitmask = allocate_bitmask(limits.max_batch, vocab_size)
         self.prefixes = (PrefixCache(store=prefix_store, prompt_tokens=limits.prompt_cache_tokens)

@@ -171,8 +171,9 @@ class LeanForward:
     """Logits of the last `keep` columns for tokens fed on top of a KV cache (see the module docstring)."""
 
     def __init__(self, model: Any, bf16_threads: int = 0) -> None:
-        """`bf16_threads` > 0: the layers' products of more rows than the GGUF blocks take run in bf16 on that many
-        threads (embedded_bf16.py); the vocabulary projection, which makes the logits, stays fp32."""
+        """`bf16_threads` > 0: the layers' products of more rows than the GGUF blocks take, and attention calls of
+        BF16_MIN_QUERIES query rows or more, run in bf16 on that many threads (embedded_bf16.py; the products only
+        on the file's weights, of which they keep a bf16 copy, ~210 MB); the vocabulary projection stays fp32."""
         if not supports(model):
             raise ValueError("the lean forward computes plain Llama models only")
         config = model.config
