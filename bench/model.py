@@ -190,7 +190,6 @@ async def run_agent_calls(args: argparse.Namespace, model_dir: Path, bound: floa
     from model_workload import EngineSpec, differences, load_workload, machine_line, parse_engine, replay, requests
 
     print(machine_line(), file=sys.stderr)
-
     calls = load_workload()[: args.calls]
     adapter_roles = set(args.adapter_roles.split(",")) if args.adapter else set()
     reqs = requests(calls, "bench" if args.adapter else None, adapter_roles)

@@ -22,7 +22,7 @@ import json
 import logging
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Literal
 
@@ -42,14 +42,21 @@ PROBE_MAX_SHARE = 0.67
 PROBE_FILE = "bf16-probe.json"
 
 
-def bf16_product(rows: torch.Tensor, columns: torch.Tensor, threads: int) -> torch.Tensor:
-    """rows [n, in] (fp32) @ columns [in, out] (bf16) on `threads` of torch's threads; fp32 out."""
+@contextlib.contextmanager
+def torch_threads(threads: int) -> Iterator[None]:
+    """torch's threads (this thread's OpenMP setting) set to `threads` inside the block, restored after it."""
     previous = torch.get_num_threads()
-    torch.set_num_threads(threads)  # the lean pass keeps torch on one thread; oneDNN's GEMM wants every core
+    torch.set_num_threads(threads)
     try:
-        return torch.matmul(rows.to(torch.bfloat16), columns).float()
+        yield
     finally:
         torch.set_num_threads(previous)
+
+
+def bf16_product(rows: torch.Tensor, columns: torch.Tensor, threads: int) -> torch.Tensor:
+    """rows [n, in] (fp32) @ columns [in, out] (bf16) on `threads` of torch's threads; fp32 out."""
+    with torch_threads(threads):  # the lean pass keeps torch on one thread; oneDNN's GEMM wants every core
+        return torch.matmul(rows.to(torch.bfloat16), columns).float()
 
 
 class Bf16Attention:
@@ -66,17 +73,13 @@ class Bf16Attention:
                  bias: torch.Tensor | None) -> torch.Tensor:
         if q.shape[2] < self.min_queries:
             return self.fallback(q, keys, values, bias)
-        previous = torch.get_num_threads()
-        torch.set_num_threads(self.threads)
-        try:
+        with torch_threads(self.threads):
             scores = torch.matmul(q.to(torch.bfloat16), keys.to(torch.bfloat16).transpose(-1, -2)).float()
             scores.mul_(q.shape[-1] ** -0.5)
             if bias is not None:
                 scores += bias
             probabilities = torch.softmax(scores, dim=-1).to(torch.bfloat16)
             return torch.matmul(probabilities, values.to(torch.bfloat16)).float()
-        finally:
-            torch.set_num_threads(previous)
 
 
 def seconds_per_call(fn: Callable[[], object], calls: int) -> float:

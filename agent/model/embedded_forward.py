@@ -29,7 +29,7 @@ import torch
 import torch.nn.functional as F
 
 from .embedded_adapters import AdapterSet, RowGroups
-from .embedded_bf16 import Bf16Attention
+from .embedded_bf16 import Bf16Attention, torch_threads
 from .embedded_gguf import matches
 from .embedded_products import JointProduct, RowPlan, matmul_t
 from .embedded_split_attention import SPLIT_ATTENTION, sdpa
@@ -229,12 +229,9 @@ class LeanForward:
         attend: Attend = SPLIT_ATTENTION if threads > 1 else sdpa
         if self.bf16_threads:
             attend = Bf16Attention(attend, self.bf16_threads, BF16_MIN_QUERIES)
-        torch.set_num_threads(LEAN_TORCH_THREADS)
-        try:
+        with torch_threads(LEAN_TORCH_THREADS):
             return self._forward(input_ids, mask, positions, cache, keep, lora, file_weights and self.blocks, attend,
                                  self.bf16_threads if file_weights else 0)
-        finally:
-            torch.set_num_threads(threads)
 
     def _forward(self, input_ids: torch.Tensor, mask: torch.Tensor, positions: torch.Tensor, cache: Any,
                  keep: int, lora: RowGroups | None, blocks: bool, attend: Attend = sdpa,
