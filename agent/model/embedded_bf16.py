@@ -61,25 +61,37 @@ def bf16_product(rows: torch.Tensor, columns: torch.Tensor, threads: int) -> tor
 
 class Bf16Attention:
     """Attention of a long step (at least `min_queries` query rows: a prefill, a long draft) as two bf16 products
-    with an fp32 softmax between them, on `threads` threads; shorter calls go to `fallback` (SDPA, fp32).
-    Arguments as SDPA's: q [rows, kv heads, query rows, dim], keys/values [rows, kv heads, length, dim], an
-    additive bias [rows, 1, query rows, length] or None. A 260-token prefill after 170 cached, one layer: SDPA
-    1.72 ms on two threads, this 0.78 ms, 5e-3 relative to SDPA's output (session 49, AMD Zen 5)."""
+    around a softmax computed in fp32 from and to bf16, on `threads` threads; shorter calls go to `fallback`
+    (SDPA, fp32). Arguments as SDPA's: q [rows, kv heads, query rows, dim], keys/values [rows, kv heads, length,
+    dim], an additive bias [rows, 1, query rows, length] or None. Made for one forward pass: it keeps a bf16 copy
+    of each bias, which every layer shares.
+    The scores are bf16 products either way, so scaling q first (by 1/8 for 64 dims: exact) and adding a bias of
+    0 and -inf in bf16 change nothing; the softmax reads and writes bf16 but computes in fp32. That is the same
+    output as scores turned to fp32, scaled, masked and softmaxed there, with four fewer passes over the scores:
+    a 268-token prefill over 700 columns, one layer, 4.8 → 1.3 ms (5e-3 from SDPA's output either way;
+    docs/results/bench-cheaper-steps/, AMD Zen 5)."""
 
     def __init__(self, fallback: Callable[..., torch.Tensor], threads: int, min_queries: int) -> None:
         self.fallback, self.threads, self.min_queries = fallback, threads, min_queries
+        self._biases: dict[int, tuple[torch.Tensor, torch.Tensor]] = {}  # id → (the fp32 bias, its bf16 copy)
 
     def __call__(self, q: torch.Tensor, keys: torch.Tensor, values: torch.Tensor,
                  bias: torch.Tensor | None) -> torch.Tensor:
         if q.shape[2] < self.min_queries:
             return self.fallback(q, keys, values, bias)
         with torch_threads(self.threads):
-            scores = torch.matmul(q.to(torch.bfloat16), keys.to(torch.bfloat16).transpose(-1, -2)).float()
-            scores.mul_(q.shape[-1] ** -0.5)
+            scaled = (q * q.shape[-1] ** -0.5).to(torch.bfloat16)
+            scores = torch.matmul(scaled, keys.to(torch.bfloat16).transpose(-1, -2))
             if bias is not None:
-                scores += bias
-            probabilities = torch.softmax(scores, dim=-1).to(torch.bfloat16)
-            return torch.matmul(probabilities, values.to(torch.bfloat16)).float()
+                scores += self._bf16_bias(bias)
+            return torch.matmul(torch.softmax(scores, dim=-1), values.to(torch.bfloat16)).float()
+
+    def _bf16_bias(self, bias: torch.Tensor) -> torch.Tensor:
+        kept = self._biases.get(id(bias))
+        if kept is None or kept[0] is not bias:
+            kept = (bias, bias.to(torch.bfloat16))
+            self._biases[id(bias)] = kept
+        return kept[1]
 
 
 def seconds_per_call(fn: Callable[[], object], calls: int) -> float:

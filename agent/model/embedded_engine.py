@@ -30,9 +30,10 @@ from .base import ModelError
 from .embedded_adapters import AdapterSet
 from .embedded_batch import KVBatch, new_cache
 from .embedded_forward import ModelForward
-from .embedded_grammar import allocate_bitmask, mask_row
+from .embedded_grammar import allocate_bitmask
 from .embedded_jobs import EngineLimits, GenerationJob, GenerationResult
 from .embedded_jump import DraftMemo, accept_forced
+from .embedded_logits import StepLogits, masked_column
 from .embedded_prefix import LayerStates, PrefixCache, PrefixStore, batch_from_prefixes
 from .embedded_sampling import RowSampler
 from .types import Timings
@@ -59,6 +60,7 @@ class _Row:
     fed: int = 0  # completion tokens already in the KV cache; the rest go into the next forward pass
     passes: int = 0  # forward passes whose logits drew this row's tokens
     draft: list[int] = field(default_factory=list)  # "verified" jump-forward: fed, not yet confirmed
+    draft_forced: bool = False  # the draft spells a string the grammar forces: a few tokens allowed at each
     learning: tuple[str, int] | None = None  # a forced string and where it began, for the DraftMemo
     finish_reason: str | None = None
     text: str | None = None  # set when a stop string cut the text
@@ -98,6 +100,7 @@ class BatchingEngine:
         self._jump_forward = limits.jump_forward
         self.layers = int(adapters.weights.config.num_hidden_layers)
         self.forward = ModelForward(adapters, limits.forward, limits.bf16_threads)  # every pass, on this thread
+        self.few_choice_logits = True  # forced drafts' columns projected on the allowed tokens (embedded_logits.py)
         self._drafts = DraftMemo(self._encode, lambda token: self._decode([token]))
         self._bitmask = allocate_bitmask(limits.max_batch, vocab_size)
         self.prefixes = (PrefixCache(store=prefix_store, prompt_tokens=limits.prompt_cache_tokens)
@@ -239,15 +242,20 @@ class BatchingEngine:
                       torch.arange(len(ids)).unsqueeze(0), cache, 1, [adapter])
         return [(layer.keys.clone(), layer.values.clone()) for layer in cache.layers]
 
-    def _feed(self, kv: KVBatch, rows: list[_Row], feeds: list[list[int]]) -> torch.Tensor:
+    def _feed(self, kv: KVBatch, rows: list[_Row], feeds: list[list[int]]) -> StepLogits:
         """One forward pass that appends `feeds[i]` to row i of `kv` (left-padded to the widest feed)."""
         width = max(map(len, feeds))
         input_ids = torch.full((len(feeds), width), self._pad_id, dtype=torch.long)
         for i, feed in enumerate(feeds):  # left-padded: every row's last real token is the last column
             input_ids[i, width - len(feed) :] = torch.tensor(feed, dtype=torch.long)
         mask, positions = kv.step_inputs([len(feed) for feed in feeds])
-        return self.forward(input_ids, mask, positions, kv.cache, self._logits_to_keep(rows),
-                             [row.job.adapter for row in rows])
+        keep = self._logits_to_keep(rows)
+        few = torch.zeros((len(rows), keep), dtype=torch.bool)  # the columns that check a forced draft
+        for i, row in enumerate(rows):
+            if row.draft_forced and self.few_choice_logits:
+                few[i, keep - 1 - len(row.draft) : keep - 1] = True
+        return self.forward.step(input_ids, mask, positions, kv.cache, keep, [row.job.adapter for row in rows],
+                                 few if bool(few.any()) else None)
 
     def _decode_step(self) -> None:
         assert self._kv is not None
@@ -264,15 +272,15 @@ class BatchingEngine:
         """The last columns whose logits are needed: one per draft token to check, plus the next token."""
         return 1 + max(len(row.draft) for row in rows)
 
-    def _choose_tokens(self, rows: list[_Row], logits: torch.Tensor, kv: KVBatch) -> None:
+    def _choose_tokens(self, rows: list[_Row], logits: StepLogits, kv: KVBatch) -> None:
         """Draw each row's next token from its last column; a row with a draft first checks it, column by
         column (its draft is the last columns of its feed), and drops the rejected rest from `kv`."""
-        keep = logits.shape[1]
+        keep = logits.logits.shape[1]
         for i, row in enumerate(rows):
             row.passes += 1
-            draft, row.draft = row.draft, []
+            draft, row.draft, row.draft_forced = row.draft, [], False
             for k in range(len(draft) + 1):
-                token = self._pick(i, row, logits[i, keep - 1 - len(draft) + k].float())
+                token = self._pick(i, row, logits, keep - 1 - len(draft) + k)
                 if row.finish_reason is not None:
                     break
                 if k < len(draft) and token != draft[k]:
@@ -282,11 +290,11 @@ class BatchingEngine:
             if row.finish_reason is None:
                 self._jump(row)
 
-    def _pick(self, i: int, row: _Row, logits: torch.Tensor) -> int:
-        """Mask, steer and sample one position of row i, append the token and check whether the row ended."""
+    def _pick(self, i: int, row: _Row, step: StepLogits, column: int) -> int:
+        """Mask, steer and sample one column of row i, append the token and check whether the row ended."""
         grammar = row.job.grammar
+        logits = step.column(i, column) if grammar is None else masked_column(step, i, column, grammar, self._bitmask)
         if grammar is not None:
-            mask_row(logits, grammar, self._bitmask, i)
             tokens_left = row.job.sampling.max_tokens - len(row.token_ids)
             if grammar.steer_to_close(logits, tokens_left, lambda: self._decode(row.token_ids)):
                 row.narrowed_positions.append(len(row.token_ids))
@@ -315,6 +323,7 @@ class BatchingEngine:
             if forced and row.learning is None:
                 row.learning = (forced, used)
             row.draft = (self._drafts.draft(forced, context) if forced else self._drafts.continuation(context))[:room]
+            row.draft_forced = bool(forced)
             return
         if not forced:
             return

@@ -31,8 +31,9 @@ import torch.nn.functional as F
 from .embedded_adapters import AdapterSet, RowGroups
 from .embedded_bf16 import Bf16Attention, torch_threads
 from .embedded_gguf import matches
+from .embedded_logits import StepLogits
 from .embedded_products import JointProduct, RowPlan, matmul_t
-from .embedded_split_attention import SPLIT_ATTENTION, sdpa
+from .embedded_split_attention import SPLIT_ATTENTION, SplitAttention, sdpa
 
 if TYPE_CHECKING:
     from .embedded_gguf import GGUFBlocks
@@ -53,6 +54,7 @@ VOCABULARY_PLAN = RowPlan(gemv_max_rows=12, block=4096)
 # On the 41 agent calls, two runs of three alternating rounds (session 49): batch 1 −6 to −11 %, batch 8 −10 % and
 # none (docs/results/bench-bf16-products/).
 BF16_MIN_QUERIES = 75
+ROW_SPLIT_MAX_FED = 24  # a step whose rows feed at most this many tokens each shares its rows with the helper
 
 
 def supports(model: Any) -> bool:
@@ -101,6 +103,7 @@ class RowAttention:
     def __init__(self, mask: torch.Tensor, fed: int, visible: torch.Tensor, group: int) -> None:
         real = mask.bool()
         length = real.shape[1]
+        self.group = group
         self.rows: list[tuple[int, int, int, torch.Tensor | None]] = []  # row, first column, queries, bias
         for row in range(real.shape[0]):
             first = int(real[row].to(torch.uint8).argmax())
@@ -116,14 +119,36 @@ class RowAttention:
             self.rows.append((row, first, queries, row_bias))
 
     def __call__(self, q: torch.Tensor, keys: torch.Tensor, values: torch.Tensor,
-                 attend: Attend = sdpa) -> torch.Tensor:
+                 attend: Attend = sdpa, helper: SplitAttention | None = None) -> torch.Tensor:
+        """`helper`: a step of short rows only (a decode step's) gives about half its rows, by keys read, to
+        that helper thread. Each row is the same SDPA call on either thread, so the output is the same; a
+        batch-8 decode step's per-row calls over ~1,200 keys each, one layer: 800 → 390 µs on the AMD Zen 5."""
         out = q.new_zeros(q.shape)  # padding queries stay 0 (they are packed away)
         fed = q.shape[2]
-        for row, first, queries, row_bias in self.rows:
-            out[row : row + 1, :, fed - queries :] = biased_attention(
-                q[row : row + 1, :, fed - queries :], keys[row : row + 1, :, first:],
-                values[row : row + 1, :, first:], row_bias, attend)
+
+        def run(rows: list[tuple[int, int, int, torch.Tensor | None]]) -> None:
+            for row, first, queries, row_bias in rows:
+                out[row : row + 1, :, fed - queries :] = biased_attention(
+                    q[row : row + 1, :, fed - queries :], keys[row : row + 1, :, first:],
+                    values[row : row + 1, :, first:], row_bias, attend)
+
+        length = keys.shape[2]
+        pairs = sum(queries * self.group * (length - first) for _, first, queries, _ in self.rows)
+        if (helper is None or len(self.rows) < 2 or pairs < helper.min_pairs
+                or max(queries for _, _, queries, _ in self.rows) > ROW_SPLIT_MAX_FED
+                or helper.beside(*self._halves(length, run)) is None):
+            run(self.rows)
         return out
+
+    def _halves(self, length: int, run: Callable[[list], None]) -> tuple[Callable[[], None], Callable[[], None]]:
+        """The rows in two parts of about equal keys read (queries × keys from the row's first column)."""
+        parts: tuple[list, list] = ([], [])
+        load = [0, 0]
+        for entry in sorted(self.rows, key=lambda e: -e[2] * (length - e[1])):
+            side = 0 if load[0] <= load[1] else 1
+            parts[side].append(entry)
+            load[side] += entry[2] * (length - entry[1])
+        return (lambda: run(parts[0])), (lambda: run(parts[1]))
 
 
 def grouped_bias(visible: torch.Tensor, group: int) -> torch.Tensor:
@@ -216,8 +241,16 @@ class LeanForward:
 
     def __call__(self, input_ids: torch.Tensor, mask: torch.Tensor, positions: torch.Tensor, cache: Any,
                  keep: int = 1, lora: RowGroups | None = None, file_weights: bool = True) -> torch.Tensor:
-        """`file_weights`: the weights are still the file's (no adapter merged into them), so products of a few
-        rows may read the GGUF's blocks."""
+        """The logits of each row's last `keep` columns [rows, keep, vocab]. `file_weights`: the weights are
+        still the file's (no adapter merged into them), so products of a few rows may read the GGUF's blocks."""
+        return self.step(input_ids, mask, positions, cache, keep, lora, file_weights).logits
+
+    def step(self, input_ids: torch.Tensor, mask: torch.Tensor, positions: torch.Tensor, cache: Any,
+             keep: int = 1, lora: RowGroups | None = None, file_weights: bool = True,
+             few: torch.Tensor | None = None) -> StepLogits:
+        """As `__call__`, but the columns marked in `few` ([rows, keep] bool) get no vocabulary projection:
+        their hidden states are kept for the engine to project on the tokens the grammar allows there
+        (embedded_logits.py)."""
         # torch's own ops here (norms, RoPE, SiLU, adds, attention) on one thread: with two, each op wakes the
         # sleeping OpenMP thread (OMP_WAIT_POLICY=PASSIVE), which on the AMD CPU cost more than it gained: at 240
         # tokens RMSNorm 499 against 124 µs on one, RoPE 625 against 160, attention 1.36 against 2.08 ms (a
@@ -231,11 +264,13 @@ class LeanForward:
             attend = Bf16Attention(attend, self.bf16_threads, BF16_MIN_QUERIES)
         with torch_threads(LEAN_TORCH_THREADS):
             return self._forward(input_ids, mask, positions, cache, keep, lora, file_weights and self.blocks, attend,
-                                 self.bf16_threads if file_weights else 0)
+                                 self.bf16_threads if file_weights else 0, few,
+                                 SPLIT_ATTENTION if threads > 1 else None)
 
     def _forward(self, input_ids: torch.Tensor, mask: torch.Tensor, positions: torch.Tensor, cache: Any,
                  keep: int, lora: RowGroups | None, blocks: bool, attend: Attend = sdpa,
-                 bf16_threads: int = 0) -> torch.Tensor:
+                 bf16_threads: int = 0, few: torch.Tensor | None = None,
+                 helper: SplitAttention | None = None) -> StepLogits:
         rows, fed = input_ids.shape
         heads, kv_heads, dim = self._heads, self._kv_heads, self._head_dim
         # The fed columns that are tokens. A ragged step (one row drafting 30 tokens beside rows feeding 1)
@@ -268,23 +303,28 @@ class LeanForward:
             v = both[:, q_and_k:].view(n, kv_heads, dim)
             keys, values = cache.layers[index].update(tokens.unpack(rotated[:, heads:]), tokens.unpack(v))
             q = tokens.unpack(rotated[:, :heads])  # [rows, heads, fed, dim], as is o
-            o = by_row(q, keys, values, attend) if by_row else biased_attention(q, keys, values, bias, attend)
+            o = by_row(q, keys, values, attend, helper) if by_row else biased_attention(q, keys, values, bias, attend)
             o = tokens.pack(o.transpose(1, 2).reshape(rows * fed, heads * dim))
             x = x + project(o, o_proj, index, "o_proj")
             gate, up = gate_up.split(project(_rms_norm(x, norm2), gate_up, index, "gate_proj", "up_proj"))
             x = x + project(F.silu(gate).mul_(up), down, index, "down_proj")
-        # Logits of each row's last `keep` columns. A padding column's are left unset: nobody reads them, and
-        # zeroing [rows, keep, vocab] (47 MB at 8 rows × 30 drafted columns, new pages every step) cost ~2 s
-        # of a batch-8 replay of the agent workload.
-        if tokens.dense:
-            return self._head(_rms_norm(x.view(rows, fed, -1)[:, fed - keep :], self._model.norm), blocks)
+        # Logits of each row's last `keep` columns. A padding column's (and a few one's) are left unset: nobody
+        # reads them, and zeroing [rows, keep, vocab] (47 MB at 8 rows × 30 drafted columns, new pages every
+        # step) cost ~2 s of a batch-8 replay of the agent workload.
+        if tokens.dense and few is None:
+            return StepLogits(self._head(_rms_norm(x.view(rows, fed, -1)[:, fed - keep :], self._model.norm), blocks))
         last = tokens.real.clone()
         last[:, : fed - keep] = False
-        logits = self._head(_rms_norm(x.index_select(0, tokens.slot[last.reshape(-1)]), self._model.norm), blocks)
+        hidden = None
+        if few is not None:
+            few = few & last[:, fed - keep :]
+            last[:, fed - keep :] &= ~few
+            hidden = _rms_norm(x.index_select(0, tokens.packed_index(few, fed - keep)), self._model.norm)
+        logits = self._head(_rms_norm(x.index_select(0, tokens.packed_index(last)), self._model.norm), blocks)
         out = logits.new_empty((rows, keep, logits.shape[-1]))
         kept = last[:, fed - keep :].reshape(-1).nonzero().squeeze(1)
         out.view(rows * keep, -1).index_copy_(0, kept, logits)  # row copies: 1.5× a boolean-mask assignment
-        return out
+        return StepLogits(out, few, hidden, self._head.weight(), lambda h: self._head(h, blocks))
 
 
 class _Packing:
@@ -299,6 +339,14 @@ class _Packing:
             self.index = flat.nonzero().squeeze(1)  # flat column of each packed token
             self.slot = torch.full((flat.numel(),), -1, dtype=torch.long)  # packed position of each flat column
             self.slot[self.index] = torch.arange(len(self.index))
+
+    def packed_index(self, columns: torch.Tensor, first: int = 0) -> torch.Tensor:
+        """The packed positions of the real columns marked in `columns` ([rows, fed - first] bool, the columns
+        from `first` on), in row-major order."""
+        if first:
+            columns = torch.cat((columns.new_zeros((self.rows, first)), columns), dim=1)
+        flat = columns.reshape(-1).nonzero().squeeze(1)
+        return flat if self.dense else self.slot.index_select(0, flat)
 
     def rows_of_tokens(self) -> torch.Tensor:
         """The row of each packed token."""
@@ -326,15 +374,21 @@ class ModelForward:
 
     def __call__(self, input_ids: torch.Tensor, mask: torch.Tensor, positions: torch.Tensor, cache: Any,
                  keep: int, row_adapters: list[str | None]) -> torch.Tensor:
+        return self.step(input_ids, mask, positions, cache, keep, row_adapters).logits
+
+    def step(self, input_ids: torch.Tensor, mask: torch.Tensor, positions: torch.Tensor, cache: Any,
+             keep: int, row_adapters: list[str | None], few: torch.Tensor | None = None) -> StepLogits:
+        """`few`: columns the lean forward may leave unprojected (`LeanForward.step`); transformers' projects all."""
         if self.lean is not None:
             computable, lora = self._adapters.lean_rows(row_adapters)
             if computable:
-                return self.lean(input_ids, mask, positions, cache, keep, lora, self._adapters.merged is None)
+                return self.lean.step(input_ids, mask, positions, cache, keep, lora, self._adapters.merged is None,
+                                      few)
         extra = self._adapters.prepare(row_adapters)
-        return self._adapters.model(
+        return StepLogits(self._adapters.model(
             input_ids=input_ids, attention_mask=mask, position_ids=positions, past_key_values=cache,
             use_cache=True, logits_to_keep=keep, **extra,
-        ).logits
+        ).logits)
 
 
 def _base(module: Any) -> Any:

@@ -189,5 +189,16 @@ def mask_row(logits: torch.Tensor, grammar: RowGrammar, bitmask: torch.Tensor, r
     xgr.apply_token_bitmask_inplace(logits.unsqueeze(0), bitmask[row : row + 1])
 
 
+_BITS = torch.arange(32, dtype=torch.int32)
+
+
+def allowed_tokens(bitmask_row: torch.Tensor, vocab: int) -> torch.Tensor:
+    """The token ids a filled bitmask row ([words] int32, bit j of word w = token 32·w + j) allows, below `vocab`."""
+    words = bitmask_row.nonzero().squeeze(1)  # a few words when a few tokens are allowed
+    bits = (bitmask_row.index_select(0, words).unsqueeze(1) >> _BITS).bitwise_and_(1).bool()
+    tokens = (words.unsqueeze(1) * 32 + _BITS)[bits]  # ascending: words and bits in order
+    return tokens[tokens < vocab]
+
+
 def allocate_bitmask(rows: int, vocab_size: int) -> torch.Tensor:
     return xgr.allocate_token_bitmask(rows, vocab_size)

@@ -224,7 +224,7 @@ def test_the_lean_forward_runs_torch_on_one_thread_and_gives_the_threads_back(hf
         monkeypatch.setattr(embedded_forward, "biased_attention", attention)
         # The ops on two threads (the forward's body called directly) round differently only where SDPA
         # splits a decode step's keys between threads: ~3e-5 in the logits.
-        with_two = run(lambda *a: lean._forward(*a, None, False), hf_model)
+        with_two = run(lambda *a: lean._forward(*a, None, False).logits, hf_model)
         for one, two in zip(real_columns(with_one), real_columns(with_two), strict=True):
             assert torch.allclose(one, two, atol=2e-4), float((one - two).abs().max())
             assert torch.equal(one.argmax(-1), two.argmax(-1))

@@ -174,15 +174,14 @@ async def test_a_prefill_that_fails_fails_every_row_it_admitted_and_the_engine_g
 
     call = recorded_calls()[1]
     embedded.clear_prefix_cache()
-    engine = embedded._engine
-    forward = engine.forward
+    forward = embedded._engine.forward
 
     def failing(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("prefill failed")
 
-    monkeypatch.setattr(engine, "forward", failing)
+    monkeypatch.setattr(forward, "step", failing)  # every pass goes through it
     results = await asyncio.wait_for(asyncio.gather(*(embedded.complete(call) for _ in range(4)),
                                                     return_exceptions=True), timeout=60)
     assert all(isinstance(r, Exception) and "prefill failed" in str(r) for r in results), results
-    monkeypatch.setattr(engine, "forward", forward)
+    monkeypatch.undo()
     assert (await embedded.complete(call)).text
