@@ -33,7 +33,7 @@ from .embedded_bf16 import Bf16Attention, torch_threads
 from .embedded_gguf import matches
 from .embedded_logits import StepLogits
 from .embedded_products import JointProduct, RowPlan, matmul_t
-from .embedded_split_attention import SPLIT_ATTENTION, SplitAttention, sdpa
+from .embedded_split_attention import SPLIT_ATTENTION, sdpa
 
 if TYPE_CHECKING:
     from .embedded_gguf import GGUFBlocks
@@ -54,7 +54,6 @@ VOCABULARY_PLAN = RowPlan(gemv_max_rows=12, block=4096)
 # On the 41 agent calls, two runs of three alternating rounds (session 49): batch 1 −6 to −11 %, batch 8 −10 % and
 # none (docs/results/bench-bf16-products/).
 BF16_MIN_QUERIES = 75
-ROW_SPLIT_MAX_FED = 24  # a step whose rows feed at most this many tokens each shares its rows with the helper
 
 
 def supports(model: Any) -> bool:
@@ -103,7 +102,6 @@ class RowAttention:
     def __init__(self, mask: torch.Tensor, fed: int, visible: torch.Tensor, group: int) -> None:
         real = mask.bool()
         length = real.shape[1]
-        self.group = group
         self.rows: list[tuple[int, int, int, torch.Tensor | None]] = []  # row, first column, queries, bias
         for row in range(real.shape[0]):
             first = int(real[row].to(torch.uint8).argmax())
@@ -119,36 +117,14 @@ class RowAttention:
             self.rows.append((row, first, queries, row_bias))
 
     def __call__(self, q: torch.Tensor, keys: torch.Tensor, values: torch.Tensor,
-                 attend: Attend = sdpa, helper: SplitAttention | None = None) -> torch.Tensor:
-        """`helper`: a step of short rows only (a decode step's) gives about half its rows, by keys read, to
-        that helper thread. Each row is the same SDPA call on either thread, so the output is the same; a
-        batch-8 decode step's per-row calls over ~1,200 keys each, one layer: 800 → 390 µs on the AMD Zen 5."""
+                 attend: Attend = sdpa) -> torch.Tensor:
         out = q.new_zeros(q.shape)  # padding queries stay 0 (they are packed away)
         fed = q.shape[2]
-
-        def run(rows: list[tuple[int, int, int, torch.Tensor | None]]) -> None:
-            for row, first, queries, row_bias in rows:
-                out[row : row + 1, :, fed - queries :] = biased_attention(
-                    q[row : row + 1, :, fed - queries :], keys[row : row + 1, :, first:],
-                    values[row : row + 1, :, first:], row_bias, attend)
-
-        length = keys.shape[2]
-        pairs = sum(queries * self.group * (length - first) for _, first, queries, _ in self.rows)
-        if (helper is None or len(self.rows) < 2 or pairs < helper.min_pairs
-                or max(queries for _, _, queries, _ in self.rows) > ROW_SPLIT_MAX_FED
-                or helper.beside(*self._halves(length, run)) is None):
-            run(self.rows)
+        for row, first, queries, row_bias in self.rows:
+            out[row : row + 1, :, fed - queries :] = biased_attention(
+                q[row : row + 1, :, fed - queries :], keys[row : row + 1, :, first:],
+                values[row : row + 1, :, first:], row_bias, attend)
         return out
-
-    def _halves(self, length: int, run: Callable[[list], None]) -> tuple[Callable[[], None], Callable[[], None]]:
-        """The rows in two parts of about equal keys read (queries × keys from the row's first column)."""
-        parts: tuple[list, list] = ([], [])
-        load = [0, 0]
-        for entry in sorted(self.rows, key=lambda e: -e[2] * (length - e[1])):
-            side = 0 if load[0] <= load[1] else 1
-            parts[side].append(entry)
-            load[side] += entry[2] * (length - entry[1])
-        return (lambda: run(parts[0])), (lambda: run(parts[1]))
 
 
 def grouped_bias(visible: torch.Tensor, group: int) -> torch.Tensor:
@@ -264,13 +240,11 @@ class LeanForward:
             attend = Bf16Attention(attend, self.bf16_threads, BF16_MIN_QUERIES)
         with torch_threads(LEAN_TORCH_THREADS):
             return self._forward(input_ids, mask, positions, cache, keep, lora, file_weights and self.blocks, attend,
-                                 self.bf16_threads if file_weights else 0, few,
-                                 SPLIT_ATTENTION if threads > 1 else None)
+                                 self.bf16_threads if file_weights else 0, few)
 
     def _forward(self, input_ids: torch.Tensor, mask: torch.Tensor, positions: torch.Tensor, cache: Any,
                  keep: int, lora: RowGroups | None, blocks: bool, attend: Attend = sdpa,
-                 bf16_threads: int = 0, few: torch.Tensor | None = None,
-                 helper: SplitAttention | None = None) -> StepLogits:
+                 bf16_threads: int = 0, few: torch.Tensor | None = None) -> StepLogits:
         rows, fed = input_ids.shape
         heads, kv_heads, dim = self._heads, self._kv_heads, self._head_dim
         # The fed columns that are tokens. A ragged step (one row drafting 30 tokens beside rows feeding 1)
@@ -303,7 +277,7 @@ class LeanForward:
             v = both[:, q_and_k:].view(n, kv_heads, dim)
             keys, values = cache.layers[index].update(tokens.unpack(rotated[:, heads:]), tokens.unpack(v))
             q = tokens.unpack(rotated[:, :heads])  # [rows, heads, fed, dim], as is o
-            o = by_row(q, keys, values, attend, helper) if by_row else biased_attention(q, keys, values, bias, attend)
+            o = by_row(q, keys, values, attend) if by_row else biased_attention(q, keys, values, bias, attend)
             o = tokens.pack(o.transpose(1, 2).reshape(rows * fed, heads * dim))
             x = x + project(o, o_proj, index, "o_proj")
             gate, up = gate_up.split(project(_rms_norm(x, norm2), gate_up, index, "gate_proj", "up_proj"))

@@ -21,7 +21,6 @@ import os
 import queue
 import threading
 from collections.abc import Callable
-from typing import Any
 
 import torch
 import torch.nn.functional as F
@@ -36,7 +35,7 @@ def sdpa(q: torch.Tensor, keys: torch.Tensor, values: torch.Tensor, bias: torch.
     return F.scaled_dot_product_attention(q, keys, values, attn_mask=bias)
 
 
-Job = Callable[[], Any]
+Job = Callable[[], torch.Tensor]
 
 
 class SplitAttention:
@@ -54,7 +53,7 @@ class SplitAttention:
     def _reset(self) -> None:
         self._busy = threading.Lock()
         self._jobs: queue.SimpleQueue[Job] = queue.SimpleQueue()
-        self._results: queue.SimpleQueue[tuple[Any, BaseException | None]] = queue.SimpleQueue()
+        self._results: queue.SimpleQueue[tuple[torch.Tensor | None, BaseException | None]] = queue.SimpleQueue()
         self._helper: threading.Thread | None = None
         self.split_calls = 0
 
@@ -70,7 +69,8 @@ class SplitAttention:
     def __call__(self, q: torch.Tensor, keys: torch.Tensor, values: torch.Tensor,
                  bias: torch.Tensor | None) -> torch.Tensor:
         rows, kv_heads, query_rows, _ = q.shape
-        if rows * kv_heads < 2 or rows * query_rows * keys.shape[2] < self.min_pairs:
+        small = rows * kv_heads < 2 or rows * query_rows * keys.shape[2] < self.min_pairs
+        if small or not self._busy.acquire(blocking=False):
             return sdpa(q, keys, values, bias)
         dim = 0 if rows > 1 else 1  # rows (the bias has one per row), else heads (the bias is shared by them)
         size = q.shape[dim]
@@ -80,35 +80,19 @@ class SplitAttention:
             sliced = [t.narrow(dim, start, length) for t in (q, keys, values)]
             return sdpa(*sliced, bias.narrow(0, start, length) if bias is not None and dim == 0 else bias)
 
-        both = self.beside(lambda: part(0, mine), lambda: part(mine, size - mine))
-        if both is None:
-            return sdpa(q, keys, values, bias)
-        self.split_calls += 1
-        return torch.cat(both, dim=dim)
-
-    def beside(self, mine: Job, theirs: Job) -> tuple[Any, Any] | None:
-        """`mine` on the calling thread while the helper runs `theirs`: both results; None (and neither run)
-        when another call has the helper."""
-        if not self._busy.acquire(blocking=False):
-            return None
         try:
             if self._helper is None:
                 self._helper = threading.Thread(target=self._serve, name="split-attention", daemon=True)
                 self._helper.start()
-            inference, grad = torch.is_inference_mode_enabled(), torch.is_grad_enabled()
-
-            def as_the_caller() -> Any:  # both modes are per thread: the caller's tensors may be inference ones
-                with torch.inference_mode(inference), torch.set_grad_enabled(grad):
-                    return theirs()
-
-            self._jobs.put(as_the_caller)
+            self._jobs.put(lambda: part(mine, size - mine))
             try:
-                first = mine()
+                first = part(0, mine)
             finally:  # the helper's result is taken even if ours failed, so the next call does not read it
                 second, error = self._results.get()
             if error is not None:
                 raise error
-            return first, second
+            self.split_calls += 1
+            return torch.cat((first, second), dim=dim)
         finally:
             self._busy.release()
 

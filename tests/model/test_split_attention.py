@@ -38,31 +38,6 @@ def test_a_split_call_equals_the_whole_call_bit_for_bit(rows, fed, cached, maske
     assert split.split_calls == 1
 
 
-@torch.inference_mode()  # as the engine's passes: the helper writes into an inference tensor
-def test_a_decode_steps_rows_shared_with_the_helper_give_the_same_numbers():
-    """RowAttention of left-padded rows feeding 1 to 4 tokens: half the rows on the helper thread, the same
-    output as all on one; a row feeding more than ROW_SPLIT_MAX_FED keeps the step on one thread."""
-    from deepresearch.agent.model.embedded_bf16 import torch_threads
-    from deepresearch.agent.model.embedded_forward import ROW_SPLIT_MAX_FED, RowAttention, attention_mask
-
-    gen = torch.Generator().manual_seed(0)
-    for feeds in ([1, 1, 4, 2, 1], [1, 3, ROW_SPLIT_MAX_FED + 1]):
-        rows, fed, length = len(feeds), max(feeds), 700
-        mask = torch.ones((rows, length), dtype=torch.long)
-        for i, starts in enumerate((0, 40, 300, 5, 120)[:rows]):
-            mask[i, :starts] = 0  # left padding of shorter rows
-            mask[i, length - fed : length - feeds[i]] = 0  # a shorter feed is padded on the left of the step
-        q = torch.randn((rows, 9, fed, 64), generator=gen).view(rows, 3, 3 * fed, 64)
-        keys, values = torch.randn((2, rows, 3, length, 64), generator=gen)
-        by_row = RowAttention(mask, fed, attention_mask(mask, fed), 3)
-        q = q.view(rows, 9, fed, 64)
-        helper = SplitAttention(min_pairs=0)
-        with torch_threads(1):  # as in a lean pass (the helper's own thread runs on one)
-            shared, alone = by_row(q, keys, values, sdpa, helper), by_row(q, keys, values, sdpa)
-        assert torch.equal(shared, alone)
-        assert (helper._helper is not None) == (max(feeds) <= ROW_SPLIT_MAX_FED)  # the helper ran, or not
-
-
 def test_a_small_call_is_not_split():
     split = SplitAttention()
     q, keys, values, bias = prefill(1, 5, 600)  # a drafted decode step: 15 query rows × 605 keys

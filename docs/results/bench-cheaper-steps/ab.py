@@ -2,13 +2,12 @@
 (bench/agent_calls.jsonl).
 
     .venv/bin/python docs/results/bench-cheaper-steps/ab.py --change few --rounds 2
-    .venv/bin/python docs/results/bench-cheaper-steps/ab.py --change rows --rounds 3
 
 `few`: forced drafts' columns projected on the tokens the grammar allows (embedded_logits.py) or on every token.
-`rows`: a decode step's per-row attention calls shared with the helper thread (RowAttention) or all on the
-engine's thread. One embedded engine with the settings' defaults; each round replays the workload at batch 1
-and at batch 8 with the change off, then on (machine drift hits both alike), and the calls whose parsed output
-differs between off and on are listed.
+(`rows`, a decode step's per-row attention calls shared with the split-attention helper, was measured with this
+script at commit 056ebcd and not kept: ab-rows-log.txt.) One embedded engine with the settings' defaults; each
+round replays the workload at batch 1 and at batch 8 with the change off, then on (machine drift hits both
+alike), and the calls whose parsed output differs between off and on are listed.
 """
 
 from __future__ import annotations
@@ -22,20 +21,15 @@ from pathlib import Path
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))  # model_workload.py
 
-from deepresearch.agent.model import embedded_forward  # noqa: E402
 from deepresearch.agent.model.embedded import EmbeddedChatModel  # noqa: E402
 from deepresearch.agent.model.embedded_weights import embedded_model_dir  # noqa: E402
 from deepresearch.app.settings import load_settings  # noqa: E402
 from model_workload import differences, load_workload, replay, requests  # noqa: E402
 
-ROW_SPLIT_MAX_FED = embedded_forward.ROW_SPLIT_MAX_FED
-
 
 def switch(change: str, model: EmbeddedChatModel, on: bool) -> None:
     if change == "few":
         model._engine.few_choice_logits = on
-    else:  # no row feeds 0 tokens or fewer: no step shares its rows
-        embedded_forward.ROW_SPLIT_MAX_FED = ROW_SPLIT_MAX_FED if on else 0
 
 
 async def main(args: argparse.Namespace) -> None:
@@ -65,6 +59,6 @@ async def main(args: argparse.Namespace) -> None:
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--change", choices=["few", "rows"], required=True)
+    parser.add_argument("--change", choices=["few"], required=True)
     parser.add_argument("--rounds", type=int, default=2)
     asyncio.run(main(parser.parse_args()))
