@@ -53,12 +53,10 @@ def torch_threads(threads: int) -> Iterator[None]:
         torch.set_num_threads(previous)
 
 
-def bf16_product(rows: torch.Tensor, columns: torch.Tensor, threads: int,
-                 out: torch.dtype = torch.float32) -> torch.Tensor:
-    """rows [n, in] (fp32 or bf16) @ columns [in, out] (bf16) on `threads` of torch's threads; `out` the output's
-    dtype (fp32, or bf16 as computed)."""
+def bf16_product(rows: torch.Tensor, columns: torch.Tensor, threads: int) -> torch.Tensor:
+    """rows [n, in] (fp32) @ columns [in, out] (bf16) on `threads` of torch's threads; fp32 out."""
     with torch_threads(threads):  # the lean pass keeps torch on one thread; oneDNN's GEMM wants every core
-        return torch.matmul(rows.to(torch.bfloat16), columns).to(out)
+        return torch.matmul(rows.to(torch.bfloat16), columns).float()
 
 
 class Bf16Attention:

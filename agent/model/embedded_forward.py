@@ -54,7 +54,6 @@ VOCABULARY_PLAN = RowPlan(gemv_max_rows=12, block=4096)
 # On the 41 agent calls, two runs of three alternating rounds (session 49): batch 1 −6 to −11 %, batch 8 −10 % and
 # none (docs/results/bench-bf16-products/).
 BF16_MIN_QUERIES = 75
-BF16_MLP = True  # a long step's SiLU(gate)·up in bf16, between two bf16 products (False: in fp32)
 
 
 def supports(model: Any) -> bool:
@@ -263,9 +262,8 @@ class LeanForward:
         n = x.shape[0]
         row_lora = RowLora(lora, tokens.rows_of_tokens()) if lora else None
 
-        def project(h: torch.Tensor, product: JointProduct, index: int, *names: str, bf16_out: bool = False
-                    ) -> torch.Tensor:
-            out = product(h, blocks, bf16_threads, bf16_out and row_lora is None)
+        def project(h: torch.Tensor, product: JointProduct, index: int, *names: str) -> torch.Tensor:
+            out = product(h, blocks, bf16_threads)
             if row_lora:
                 for part, name in zip(product.split(out), names, strict=True):
                     row_lora.add(part, h, index, name)
@@ -282,10 +280,7 @@ class LeanForward:
             o = by_row(q, keys, values, attend) if by_row else biased_attention(q, keys, values, bias, attend)
             o = tokens.pack(o.transpose(1, 2).reshape(rows * fed, heads * dim))
             x = x + project(o, o_proj, index, "o_proj")
-            # In a long step's bf16, SiLU(gate)·up is computed on the bf16 product and fed to the next one as it
-            # is: no round trip through fp32 of [tokens, 3072] and [tokens, 1536] (docs/results/bench-cheaper-steps/).
-            gate, up = gate_up.split(project(_rms_norm(x, norm2), gate_up, index, "gate_proj", "up_proj",
-                                             bf16_out=BF16_MLP))
+            gate, up = gate_up.split(project(_rms_norm(x, norm2), gate_up, index, "gate_proj", "up_proj"))
             x = x + project(F.silu(gate).mul_(up), down, index, "down_proj")
         # Logits of each row's last `keep` columns. A padding column's (and a few one's) are left unset: nobody
         # reads them, and zeroing [rows, keep, vocab] (47 MB at 8 rows × 30 drafted columns, new pages every

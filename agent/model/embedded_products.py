@@ -116,20 +116,16 @@ class JointProduct:
             self._bf16 = (self._matrix.data_ptr(), self._matrix.to(torch.bfloat16))
         return self._bf16[1]
 
-    def __call__(self, x: torch.Tensor, blocks: bool = False, bf16_threads: int = 0,
-                 bf16_out: bool = False) -> torch.Tensor:
+    def __call__(self, x: torch.Tensor, blocks: bool = False, bf16_threads: int = 0) -> torch.Tensor:
         """The layers' outputs side by side [..., Σ out], in their order. A product of few rows reads the GGUF
         blocks when `blocks` (the caller knows the weights are still the file's: no adapter merged in); one of
         more rows is computed in bf16 on `bf16_threads` threads when that is > 0 (embedded_bf16.py; on the file's
-        weights too), else in fp32 by OpenBLAS. `bf16_out`: a bf16 product's output stays bf16 (else fp32)."""
+        weights too), else in fp32 by OpenBLAS."""
         rows = x.reshape(-1, x.shape[-1])
-        if bf16_threads and len(rows) > GGUF_MAX_ROWS:
-            out = bf16_product(rows, self.bf16_columns(), bf16_threads, torch.bfloat16 if bf16_out else torch.float32)
-            return out.view(*x.shape[:-1], -1)
-        if x.dtype != torch.float32:  # the bf16 output of a previous product
-            x, rows = x.float(), rows.float()
         if blocks and self.blocks is not None and len(rows) <= GGUF_MAX_ROWS:
             return torch.from_numpy(self.blocks(rows.contiguous().numpy())).view(*x.shape[:-1], -1)
+        if bf16_threads and len(rows) > GGUF_MAX_ROWS:
+            return bf16_product(rows, self.bf16_columns(), bf16_threads).view(*x.shape[:-1], -1)
         return matmul_t(x, self.weight(), self._plan)
 
     def split(self, out: torch.Tensor) -> list[torch.Tensor]:

@@ -2,12 +2,11 @@
 (bench/agent_calls.jsonl).
 
     .venv/bin/python docs/results/bench-cheaper-steps/ab.py --change few --rounds 2
-    .venv/bin/python docs/results/bench-cheaper-steps/ab.py --change mlp --rounds 3
 
 `few`: forced drafts' columns projected on the tokens the grammar allows (embedded_logits.py) or on every token.
-`mlp`: a long step's SiLU(gate)·up computed in bf16 between its two bf16 products, or in fp32 (BF16_MLP).
-(`rows`, a decode step's per-row attention calls shared with the split-attention helper, was measured with this
-script at commit 056ebcd and not kept: ab-rows-log.txt.) One embedded engine with the settings' defaults; each
+(Measured with this script and not kept: `rows`, a decode step's per-row attention calls shared with the
+split-attention helper, at commit 056ebcd, ab-rows-log.txt; `mlp`, a long step's SiLU(gate)·up in bf16 between
+its two bf16 products, at commit 39acb71, ab-mlp-log.txt.) One embedded engine with the settings' defaults; each
 round replays the workload at batch 1 and at batch 8 with the change off, then on (machine drift hits both
 alike), and the calls whose parsed output differs between off and on are listed.
 """
@@ -23,7 +22,6 @@ from pathlib import Path
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))  # model_workload.py
 
-from deepresearch.agent.model import embedded_forward  # noqa: E402
 from deepresearch.agent.model.embedded import EmbeddedChatModel  # noqa: E402
 from deepresearch.agent.model.embedded_weights import embedded_model_dir  # noqa: E402
 from deepresearch.app.settings import load_settings  # noqa: E402
@@ -33,8 +31,6 @@ from model_workload import differences, load_workload, replay, requests  # noqa:
 def switch(change: str, model: EmbeddedChatModel, on: bool) -> None:
     if change == "few":
         model._engine.few_choice_logits = on
-    else:
-        embedded_forward.BF16_MLP = on
 
 
 async def main(args: argparse.Namespace) -> None:
@@ -64,6 +60,6 @@ async def main(args: argparse.Namespace) -> None:
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--change", choices=["few", "mlp"], required=True)
+    parser.add_argument("--change", choices=["few"], required=True)
     parser.add_argument("--rounds", type=int, default=2)
     asyncio.run(main(parser.parse_args()))
