@@ -33,7 +33,7 @@ from .embedded_forward import ModelForward
 from .embedded_grammar import allocate_bitmask
 from .embedded_jobs import EngineLimits, GenerationJob, GenerationResult
 from .embedded_jump import DraftMemo, accept_forced
-from .embedded_logits import StepLogits, masked_column
+from .embedded_logits import StepLogits, few_columns, masked_column
 from .embedded_prefix import LayerStates, PrefixCache, PrefixStore, batch_from_prefixes
 from .embedded_sampling import RowSampler
 from .types import Timings
@@ -250,12 +250,9 @@ class BatchingEngine:
             input_ids[i, width - len(feed) :] = torch.tensor(feed, dtype=torch.long)
         mask, positions = kv.step_inputs([len(feed) for feed in feeds])
         keep = self._logits_to_keep(rows)
-        few = torch.zeros((len(rows), keep), dtype=torch.bool)  # the columns that check a forced draft
-        for i, row in enumerate(rows):
-            if row.draft_forced and self.few_choice_logits:
-                few[i, keep - 1 - len(row.draft) : keep - 1] = True
-        return self.forward.step(input_ids, mask, positions, kv.cache, keep, [row.job.adapter for row in rows],
-                                 few if bool(few.any()) else None)
+        few = few_columns([len(row.draft) if row.draft_forced else 0 for row in rows], keep) \
+            if self.few_choice_logits else None
+        return self.forward.step(input_ids, mask, positions, kv.cache, keep, [row.job.adapter for row in rows], few)
 
     def _decode_step(self) -> None:
         assert self._kv is not None

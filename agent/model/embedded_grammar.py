@@ -186,6 +186,11 @@ class RowGrammar:
 def mask_row(logits: torch.Tensor, grammar: RowGrammar, bitmask: torch.Tensor, row: int) -> None:
     """Mask, in place, one row of logits ([vocab]) with `grammar`, using row `row` of the bitmask."""
     grammar.fill_mask(bitmask, row)
+    apply_mask(logits, bitmask, row)
+
+
+def apply_mask(logits: torch.Tensor, bitmask: torch.Tensor, row: int) -> None:
+    """Mask, in place, one row of logits ([vocab]) with row `row` of a filled bitmask."""
     xgr.apply_token_bitmask_inplace(logits.unsqueeze(0), bitmask[row : row + 1])
 
 

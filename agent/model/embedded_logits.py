@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 import torch
 
-from .embedded_grammar import RowGrammar, allowed_tokens, mask_row
+from .embedded_grammar import RowGrammar, allowed_tokens, apply_mask, mask_row
 
 # More allowed tokens than this (a forced string's last token may run on into free text): the column's whole
 # row of logits, from its hidden state.
@@ -63,14 +63,29 @@ class StepLogits:
         return out
 
 
+def few_columns(forced_drafts: list[int], keep: int) -> torch.Tensor | None:
+    """[rows, keep] bool: the columns that check row i's draft of `forced_drafts[i]` forced tokens (0: none), the
+    ones before its last column; None when no row has such a draft."""
+    if not any(forced_drafts):
+        return None
+    few = torch.zeros((len(forced_drafts), keep), dtype=torch.bool)
+    for i, drafted in enumerate(forced_drafts):
+        few[i, keep - 1 - drafted : keep - 1] = True
+    return few
+
+
 def masked_column(step: StepLogits, row: int, column: int, grammar: RowGrammar, bitmask: torch.Tensor) -> torch.Tensor:
     """Column `column` of row `row`'s logits, fp32 [vocab], masked by the row's grammar (row `row` of the bitmask);
     only the allowed tokens projected where the column is a few one and they are few."""
-    if step.is_few(row, column):
-        grammar.fill_mask(bitmask, row)
-        allowed = allowed_tokens(bitmask[row], step.vocab)
-        if len(allowed) <= FEW_CHOICES:
-            return step.of_tokens(row, column, allowed)
+    logits: torch.Tensor
+    if not step.is_few(row, column):
+        logits = step.column(row, column)
+        mask_row(logits, grammar, bitmask, row)
+        return logits
+    grammar.fill_mask(bitmask, row)
+    allowed = allowed_tokens(bitmask[row], step.vocab)
+    if len(allowed) <= FEW_CHOICES:
+        return step.of_tokens(row, column, allowed)
     logits = step.column(row, column)
-    mask_row(logits, grammar, bitmask, row)
+    apply_mask(logits, bitmask, row)
     return logits

@@ -11,6 +11,7 @@ import xgrammar as xgr
 from deepresearch.agent.model.embedded_batch import KVBatch, new_cache
 from deepresearch.agent.model.embedded_forward import LeanForward
 from deepresearch.agent.model.embedded_grammar import allowed_tokens
+from deepresearch.agent.model.embedded_logits import few_columns, masked_column
 from deepresearch.agent.model.types import Sampling
 
 from .test_jump_forward import ENUM_CASES, all_requests, extractor_request
@@ -96,3 +97,43 @@ async def test_verified_decoding_projects_few_columns_and_decodes_as_with_whole_
         assert few.completion_token_ids == whole.completion_token_ids, (few.text, whole.text)
         assert few.logprobs == pytest.approx(whole.logprobs, abs=1e-3)
         assert few.parsed is not None
+
+
+def test_few_columns_are_the_columns_that_check_a_forced_draft():
+    assert few_columns([0, 0], 3) is None
+    assert few_columns([2, 0, 1], 3).tolist() == [[True, True, False], [False, False, False],
+                                                  [False, True, False]]
+
+
+class _Allowing:
+    """A grammar at a point where it allows `tokens` (as RowGrammar.fill_mask fills a bitmask row)."""
+
+    def __init__(self, tokens: list[int]) -> None:
+        self.tokens = tokens
+
+    def fill_mask(self, bitmask: torch.Tensor, row: int) -> None:
+        bitmask[row] = 0
+        for token in self.tokens:
+            word, bit = divmod(token, 32)
+            bitmask[row, word] |= torch.tensor(1 << bit, dtype=torch.int64).to(torch.int32)
+
+
+@torch.inference_mode()
+@pytest.mark.parametrize("few_choices", [256, 2])  # the allowed tokens projected alone; too many: the whole row
+def test_a_masked_few_column_has_the_whole_projections_logits_on_the_allowed_tokens(hf_model, monkeypatch,
+                                                                                       few_choices):
+    from deepresearch.agent.model import embedded_logits
+
+    monkeypatch.setattr(embedded_logits, "FEW_CHOICES", few_choices)
+    lean, vocab = LeanForward(hf_model), hf_model.config.vocab_size
+    kv = KVBatch(new_cache(hf_model.config.num_hidden_layers), torch.zeros((1, 0), dtype=torch.long),
+                 torch.zeros(1, dtype=torch.long))
+    ids = torch.tensor([[1, 504, 2120, 28, 31, 4300]])
+    mask, positions = kv.step_inputs([6])
+    step = lean.step(ids, mask, positions, kv.cache, 3, few=torch.tensor([[True, True, False]]))
+    whole = lean(ids, mask, positions, new_cache(hf_model.config.num_hidden_layers), 3)
+    allowed = [31, 32, 9001]  # bit 31 of a word is its sign bit
+    bitmask = xgr.allocate_token_bitmask(1, vocab)
+    got = masked_column(step, 0, 1, _Allowing(allowed), bitmask)
+    assert torch.isfinite(got).nonzero().squeeze(1).tolist() == allowed
+    assert torch.allclose(got[allowed], whole[0, 1, allowed], atol=1e-4)
