@@ -119,6 +119,13 @@ def differences(calls: list[dict[str, Any]], a: Replay, b: Replay) -> list[str]:
     return lines
 
 
+def print_comparison(calls: list[dict[str, Any]], a: Replay, b: Replay, label: str) -> None:
+    """How many calls two replays (`label`: "x vs y at batch n") give the same parsed output, and the others."""
+    diff = differences(calls, a, b)
+    print(f"{label}: same parsed output {len(calls) - len(diff)}/{len(calls)}")
+    print("\n".join(diff))
+
+
 async def record(limit: int, out: Path) -> None:
     from deepresearch.agent.model.base import ChatModel
     from deepresearch.agent.model.types import ChatRequest, Completion

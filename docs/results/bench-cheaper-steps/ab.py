@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))  # model_
 from deepresearch.agent.model.embedded import EmbeddedChatModel  # noqa: E402
 from deepresearch.agent.model.embedded_weights import embedded_model_dir  # noqa: E402
 from deepresearch.app.settings import load_settings  # noqa: E402
-from model_workload import differences, load_workload, replay, requests  # noqa: E402
+from model_workload import load_workload, print_comparison, replay, requests  # noqa: E402
 
 
 def switch(change: str, model: EmbeddedChatModel, on: bool) -> None:
@@ -52,9 +52,8 @@ async def main(args: argparse.Namespace) -> None:
                       f"{result.prefill_s:.1f} s, {result.tokens} tokens, {result.parsed_ok}/{len(calls)} parse",
                       flush=True)
     for batch in (1, 8):
-        diff = differences(calls, first[f"False@{batch}"], first[f"True@{batch}"])
-        print(f"batch {batch}: same parsed output, {args.change} off vs on: {len(calls) - len(diff)}/{len(calls)}")
-        print("\n".join(diff))
+        print_comparison(calls, first[f"False@{batch}"], first[f"True@{batch}"],
+                         f"{args.change} off vs on, batch {batch}")
     await model.close()
 
 

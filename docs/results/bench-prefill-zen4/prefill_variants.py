@@ -31,7 +31,7 @@ from deepresearch.agent.model.embedded import EmbeddedChatModel  # noqa: E402
 from deepresearch.agent.model.embedded_weights import embedded_model_dir  # noqa: E402
 from deepresearch.agent.model.types import Sampling  # noqa: E402
 from deepresearch.app.settings import load_settings  # noqa: E402
-from model_workload import differences, load_workload, replay, requests, role_of  # noqa: E402
+from model_workload import load_workload, print_comparison, replay, requests, role_of  # noqa: E402
 
 MIN_ROWS = 32
 CORES = len(os.sched_getaffinity(0))
@@ -103,9 +103,7 @@ async def main(args: argparse.Namespace) -> None:
             print(f"{mode} batch {batch}: {r.wall_s:.1f} s, prefill {r.prefill_s:.1f} s, {r.tokens} tokens, "
                   f"{r.parsed_ok}/{len(r.completions)} parse", flush=True)
     for batch in (1, 8):
-        diff = differences(calls, runs[f"old@{batch}"], runs[f"new@{batch}"])
-        print(f"batch {batch}: same parsed output, old vs new: {len(calls) - len(diff)}/{len(calls)}")
-        print("\n".join(diff))
+        print_comparison(calls, runs[f"old@{batch}"], runs[f"new@{batch}"], f"old vs new, batch {batch}")
     await model.close()
 
 
