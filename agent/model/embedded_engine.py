@@ -223,13 +223,13 @@ class BatchingEngine:
         for members in shapes.values():
             group_rows = [row for row, _, _ in members]
             group = batch_from_prefixes(self.layers, [prefix for _, prefix, _ in members])
-            logits = self._feed(group, group_rows, [feed for _, _, feed in members])
+            step = self._feed(group, group_rows, [feed for _, _, feed in members])
             if self.prefixes is not None:
                 self.prefixes.prompts.remember_batch(group, [row.job for row in group_rows])
             now = time.perf_counter()
             for row in group_rows:
                 row.prefill_s, row.first_token_at = now - admitted_at, now
-            self._choose_tokens(group_rows, logits, group)
+            self._choose_tokens(group_rows, step, group)
             if self._kv is None:
                 self._kv = group
             else:
@@ -249,35 +249,30 @@ class BatchingEngine:
         for i, feed in enumerate(feeds):  # left-padded: every row's last real token is the last column
             input_ids[i, width - len(feed) :] = torch.tensor(feed, dtype=torch.long)
         mask, positions = kv.step_inputs([len(feed) for feed in feeds])
-        keep = self._logits_to_keep(rows)
+        keep = 1 + max(len(row.draft) for row in rows)  # the columns whose logits are read: drafts', the next token's
         few = few_columns([len(row.draft) if row.draft_forced else 0 for row in rows], keep) \
             if self.few_choice_logits else None
         return self.forward.step(input_ids, mask, positions, kv.cache, keep, [row.job.adapter for row in rows], few)
 
     def _decode_step(self) -> None:
         assert self._kv is not None
-        logits = self._feed(self._kv, self._rows, [row.unfed() for row in self._rows])
-        self._choose_tokens(self._rows, logits, self._kv)
+        step = self._feed(self._kv, self._rows, [row.unfed() for row in self._rows])
+        self._choose_tokens(self._rows, step, self._kv)
         self._retire_finished()
         # Ragged steps leave masked holes in the shorter rows; once they add up to a good share of the
         # cache, one copy that squeezes them out is cheaper than attending over them every step.
         if self._kv is not None and self._kv.holes > max(32, self._kv.length // 4):
             self._kv.compact()
 
-    @staticmethod
-    def _logits_to_keep(rows: list[_Row]) -> int:
-        """The last columns whose logits are needed: one per draft token to check, plus the next token."""
-        return 1 + max(len(row.draft) for row in rows)
-
-    def _choose_tokens(self, rows: list[_Row], logits: StepLogits, kv: KVBatch) -> None:
+    def _choose_tokens(self, rows: list[_Row], step: StepLogits, kv: KVBatch) -> None:
         """Draw each row's next token from its last column; a row with a draft first checks it, column by
         column (its draft is the last columns of its feed), and drops the rejected rest from `kv`."""
-        keep = logits.logits.shape[1]
+        keep = step.logits.shape[1]
         for i, row in enumerate(rows):
             row.passes += 1
             draft, row.draft, row.draft_forced = row.draft, [], False
             for k in range(len(draft) + 1):
-                token = self._pick(i, row, logits, keep - 1 - len(draft) + k)
+                token = self._pick(i, row, step, keep - 1 - len(draft) + k)
                 if row.finish_reason is not None:
                     break
                 if k < len(draft) and token != draft[k]:
