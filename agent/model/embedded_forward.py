@@ -298,6 +298,8 @@ class LeanForward:
         out = logits.new_empty((rows, keep, logits.shape[-1]))
         kept = last[:, fed - keep :].reshape(-1).nonzero().squeeze(1)
         out.view(rows * keep, -1).index_copy_(0, kept, logits)  # row copies: 1.5× a boolean-mask assignment
+        if few is None:
+            return StepLogits(out)
         return StepLogits(out, few, hidden, self._head.weight(), lambda h: self._head(h, blocks))
 
 

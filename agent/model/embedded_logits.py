@@ -77,7 +77,6 @@ def few_columns(forced_drafts: list[int], keep: int) -> torch.Tensor | None:
 def masked_column(step: StepLogits, row: int, column: int, grammar: RowGrammar, bitmask: torch.Tensor) -> torch.Tensor:
     """Column `column` of row `row`'s logits, fp32 [vocab], masked by the row's grammar (row `row` of the bitmask);
     only the allowed tokens projected where the column is a few one and they are few."""
-    logits: torch.Tensor
     if not step.is_few(row, column):
         logits = step.column(row, column)
         mask_row(logits, grammar, bitmask, row)
