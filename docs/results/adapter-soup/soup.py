@@ -1,15 +1,16 @@
 """Average several LoRA adapters trained on the same questions with different seeds (a "soup"), and measure it
 on the same held-out train questions as scripts/train_answer_choice.py.
 
-    .venv/bin/python docs/results/adapter-soup/soup.py build --out SOUP A1 A2 A3
+    .venv/bin/python docs/results/adapter-soup/soup.py build --out SOUP A1 A2 A3   (A1:0.5 A2 A3: 1/2, 1/4, 1/4)
     .venv/bin/python docs/results/adapter-soup/soup.py compress --rank 32 --dtype bf16 --out SMALL SOUP
     .venv/bin/python docs/results/adapter-soup/soup.py measure SOUP [A1 …] [--bridges]
 
-`build` writes one adapter whose weight change is exactly the mean of the parts' changes: with part i's
-ΔW_i = s · B_i A_i (s = alpha / r, the same for every part), the soup stacks the parts' ranks,
-A = [A_1; …; A_N] and B = [B_1 … B_N] / N, with rank N·r and alpha N·alpha, so s stays and
-ΔW = s · B A = (1/N) Σ s · B_i A_i. Averaging the A's and B's separately would not give that: each part
-started from its own random A. The parts must answer for the same roles (metadata.json), as the soup does.
+`build` writes one adapter whose weight change is exactly the (weighted) mean of the parts' changes: with part
+i's ΔW_i = s · B_i A_i (s = alpha / r, the same for every part; ranks may differ) and weight w_i (PATH:W; 1/N
+unless given), the soup stacks the parts' ranks, A = [A_1; …; A_N] and B = [w_1 B_1 … w_N B_N], with rank Σ r_i
+and alpha s · Σ r_i, so s stays and ΔW = s · B A = Σ w_i s · B_i A_i. Averaging the A's and B's separately would
+not give that: each part started from its own random A. The parts must answer for the same roles
+(metadata.json), as the soup does.
 
 `compress` cuts an adapter back to rank k: for each module it keeps the k largest singular directions of
 ΔW = s · B A (the best rank-k approximation in Frobenius norm), computed from QR factors of B and Aᵀ so ΔW
@@ -49,37 +50,47 @@ def plain_scaling(path: Path, config: dict) -> float:
     return config["lora_alpha"] / config["r"]
 
 
-def build(out: Path, parts: list[Path]) -> None:
+def part_weights(specs: list[str]) -> list[tuple[Path, float]]:
+    """"PATH" or "PATH:WEIGHT" → (path, weight); parts without a weight share what the weighted ones leave."""
+    parts = [(Path(spec), None) if ":" not in spec else (Path(spec.rsplit(":", 1)[0]), float(spec.rsplit(":", 1)[1]))
+             for spec in specs]
+    given = sum(w for _, w in parts if w is not None)
+    free = [p for p, w in parts if w is None]
+    if given > 1 or (not free and abs(given - 1) > 1e-9) or any(w is not None and w <= 0 for _, w in parts):
+        sys.exit("error: part weights must be positive and sum to 1")
+    return [(p, w if w is not None else (1 - given) / len(free)) for p, w in parts]
+
+
+def build(out: Path, parts: list[tuple[Path, float]]) -> None:
     import torch
     from safetensors.torch import load_file, save_file
 
-    configs = [json.loads((p / CONFIG).read_text()) for p in parts]
-    r, alpha = configs[0]["r"], configs[0]["lora_alpha"]
-    for p, c in zip(parts, configs, strict=True):
-        if (c["r"], c["lora_alpha"], sorted(c["target_modules"])) != (r, alpha, sorted(configs[0]["target_modules"])):
-            sys.exit(f"error: {p} has another rank, alpha or target modules than {parts[0]}")
-        plain_scaling(p, c)
-    roles = json.loads((parts[0] / "metadata.json").read_text()).get("roles")
-    for p in parts[1:]:
+    configs = [json.loads((p / CONFIG).read_text()) for p, _ in parts]
+    scale = plain_scaling(parts[0][0], configs[0])
+    for (p, _), c in zip(parts, configs, strict=True):
+        if plain_scaling(p, c) != scale or sorted(c["target_modules"]) != sorted(configs[0]["target_modules"]):
+            sys.exit(f"error: {p} has another scaling alpha / r or other target modules than {parts[0][0]}")
+    roles = json.loads((parts[0][0] / "metadata.json").read_text()).get("roles")
+    for p, _ in parts[1:]:
         if json.loads((p / "metadata.json").read_text()).get("roles") != roles:
-            sys.exit(f"error: {p} answers for other roles than {parts[0]}")
-    weights = [load_file(str(p / WEIGHTS)) for p in parts]
-    n = len(parts)
+            sys.exit(f"error: {p} answers for other roles than {parts[0][0]}")
+    weights = [load_file(str(p / WEIGHTS)) for p, _ in parts]
     soup = {}
     for key in weights[0]:
-        tensors = [w[key] for w in weights]
+        tensors = [w[key].float() for w in weights]
         if ".lora_A." in key:
-            soup[key] = torch.cat(tensors, dim=0).contiguous()  # [N·r, in]
+            soup[key] = torch.cat(tensors, dim=0).contiguous()  # [Σ r_i, in]
         elif ".lora_B." in key:
-            soup[key] = (torch.cat(tensors, dim=1) / n).contiguous()  # [out, N·r]
+            soup[key] = torch.cat([t * wt for t, (_, wt) in zip(tensors, parts, strict=True)], dim=1).contiguous()
         else:
             sys.exit(f"error: {key} is not a LoRA A or B weight")
+    rank = sum(c["r"] for c in configs)
     out.mkdir(parents=True, exist_ok=True)
     save_file(soup, str(out / WEIGHTS))
-    (out / CONFIG).write_text(json.dumps(configs[0] | {"r": n * r, "lora_alpha": n * alpha}, indent=2))
+    (out / CONFIG).write_text(json.dumps(configs[0] | {"r": rank, "lora_alpha": scale * rank}, indent=2))
     (out / "metadata.json").write_text(json.dumps(
-        {"trainer": "soup", "parts": [str(p) for p in parts], "roles": roles}, indent=2))
-    print(f"{out}: {n} parts of rank {r}, rank {n * r}, alpha {n * alpha}")
+        {"trainer": "soup", "parts": [f"{p}:{w:.4g}" for p, w in parts], "roles": roles}, indent=2))
+    print(f"{out}: {len(parts)} parts, rank {rank}, alpha {scale * rank}")
 
 
 def compress(src: Path, out: Path, rank: int, dtype: str) -> None:
@@ -120,7 +131,6 @@ def compress(src: Path, out: Path, rank: int, dtype: str) -> None:
 
 def measure(adapters: list[Path], held_out: int, limit: int, seed: int, bridges: bool) -> None:
     import train_answer_choice as T
-    from deepresearch.agent.graph.writer import RERANK_POOL
     from deepresearch.agent.model.embedded_weights import embedded_model_dir
     from deepresearch.app.settings import load_settings
     from deepresearch.train import answer_choice as A
@@ -129,7 +139,7 @@ def measure(adapters: list[Path], held_out: int, limit: int, seed: int, bridges:
     from transformers import PreTrainedTokenizerFast
 
     questions, corpus = T.POOL / "questions.jsonl", T.POOL / "corpus.jsonl"
-    data = T.examples(questions, corpus, limit, RERANK_POOL, seed, None, 0, held_out)[:held_out]
+    data = T.examples(questions, corpus, limit, load_settings().agent.answer_pool, seed, None, 0, held_out)[:held_out]
     bridge_held = (T.bridge_sets(questions, corpus, limit, seed, None, {ex.question for ex in data})[0]
                    if bridges else [])
     model_dir = embedded_model_dir(load_settings().cache_dir)
@@ -149,7 +159,7 @@ def main() -> None:
     sub = parser.add_subparsers(dest="command", required=True)
     b = sub.add_parser("build")
     b.add_argument("--out", type=Path, required=True)
-    b.add_argument("parts", type=Path, nargs="+")
+    b.add_argument("parts", nargs="+", metavar="PATH[:WEIGHT]")
     c = sub.add_parser("compress")
     c.add_argument("--out", type=Path, required=True)
     c.add_argument("--rank", type=int, required=True)
@@ -165,7 +175,7 @@ def main() -> None:
     if args.command == "build":
         if len(args.parts) < 2:
             sys.exit("error: a soup needs at least two adapters")
-        build(args.out, args.parts)
+        build(args.out, part_weights(args.parts))
     elif args.command == "compress":
         compress(args.adapter, args.out, args.rank, args.dtype)
     else:
