@@ -52,8 +52,13 @@ def plain_scaling(path: Path, config: dict) -> float:
 
 def part_weights(specs: list[str]) -> list[tuple[Path, float]]:
     """"PATH" or "PATH:WEIGHT" → (path, weight); parts without a weight share what the weighted ones leave."""
-    parts = [(Path(spec), None) if ":" not in spec else (Path(spec.rsplit(":", 1)[0]), float(spec.rsplit(":", 1)[1]))
-             for spec in specs]
+    parts: list[tuple[Path, float | None]] = []
+    for spec in specs:
+        path, _, weight = spec.rpartition(":")
+        try:
+            parts.append((Path(path), float(weight)) if path else (Path(spec), None))
+        except ValueError:  # a ':' of the path itself
+            parts.append((Path(spec), None))
     given = sum(w for _, w in parts if w is not None)
     free = [p for p, w in parts if w is None]
     if given > 1 or (not free and abs(given - 1) > 1e-9) or any(w is not None and w <= 0 for _, w in parts):

@@ -41,7 +41,7 @@ def verifier_scorer(base_cls):
     from deepresearch.train.answer_choice import EMPTY_LIKELIHOOD, LIKELIHOOD_WEIGHT
 
     class VerifierScorer(base_cls):
-        def scores(self, example):  # noqa: C901 - one packed forward, read twice
+        def scores(self, example):  # one packed forward, read twice: the likelihood and the verdict
             yes, no = self._ids(" yes")[0], self._ids(" no")[0]
             verify = self._ids(VERIFY)
             by_sentence: dict[str, list[int]] = {}
