@@ -128,22 +128,27 @@ class ChoiceScorer:
     def _ids(self, text: str) -> list[int]:
         return list(self.tokenizer(text, add_special_tokens=False)["input_ids"])
 
-    def scores(self, example: ChoiceExample) -> torch.Tensor:
+    def packed_forward(self, example: ChoiceExample, after: Sequence[int] = ()
+                       ) -> tuple[torch.Tensor, list[tuple[int, list[int], list[int], int]]]:
+        """The last hidden states of the packed rows, and per candidate (row, positions predicting its tokens,
+        its tokens, the position of its segment's last token). `after`: token ids appended to every candidate
+        in its own segment (read by a probe at that last position; the likelihood never reads them)."""
         by_sentence: dict[str, list[int]] = {}
         for i, (_, sentence, _) in enumerate(example.candidates):
             by_sentence.setdefault(sentence, []).append(i)
         rows: list[tuple[list[int], list[int], list[int]]] = []  # (ids, positions, segment: 0 = the prompt)
-        reads: list[tuple[int, list[int], list[int], int]] = []  # (row, predicting positions, targets, candidate)
+        reads: list[tuple[int, list[int], list[int], int]] = [([], [], [], 0)] * len(example.candidates)
         for r, (sentence, members) in enumerate(by_sentence.items()):
             prompt = self._ids(example.template.format(sentence=sentence, question=example.question))
             ids, positions, segment = list(prompt), list(range(len(prompt))), [0] * len(prompt)
             for seg, i in enumerate(members, 1):
                 tail = self._ids(" " + example.candidates[i][0])
                 # its first token is predicted by the prompt's last position, the rest by its own tokens
-                reads.append((r, [len(prompt) - 1, *range(len(ids), len(ids) + len(tail) - 1)], tail, i))
-                ids += tail
-                positions += range(len(prompt), len(prompt) + len(tail))
-                segment += [seg] * len(tail)
+                reads[i] = (r, [len(prompt) - 1, *range(len(ids), len(ids) + len(tail) - 1)], tail,
+                            len(ids) + len(tail) + len(after) - 1)
+                ids += [*tail, *after]
+                positions += range(len(prompt), len(prompt) + len(tail) + len(after))
+                segment += [seg] * (len(tail) + len(after))
             rows.append((ids, positions, segment))
         width = max(len(ids) for ids, _, _ in rows)
         ids_t = torch.full((len(rows), width), self.pad_id, dtype=torch.long)
@@ -157,17 +162,35 @@ class ChoiceScorer:
         causal = torch.ones(width, width, dtype=torch.bool, device=device).tril()
         sees = (seg_t[:, :, None] == seg_t[:, None, :]) | (seg_t[:, None, :] == 0)  # own segment or the prompt
         mask = (causal & sees)[:, None]  # (rows, 1, query, key), True = attend
-        causal_lm = self.policy.get_base_model() if hasattr(self.policy, "get_base_model") else self.policy
-        likelihood: list[torch.Tensor] = [torch.tensor(EMPTY_LIKELIHOOD, device=device)] * len(example.candidates)
         with self.autocast():
-            hidden = causal_lm.model(input_ids=ids_t, attention_mask=mask, position_ids=pos_t).last_hidden_state
-            for r, predicting, targets, i in reads:
-                if not targets:
-                    continue
-                logp = torch.log_softmax(causal_lm.lm_head(hidden[r, predicting]).float(), -1)
-                likelihood[i] = logp.gather(-1, torch.tensor(targets, device=device)[:, None]).mean()
-        features = torch.tensor([score for _, _, score in example.candidates], device=device)
-        return features + LIKELIHOOD_WEIGHT * torch.stack(likelihood)
+            hidden = self.causal_lm.model(input_ids=ids_t, attention_mask=mask, position_ids=pos_t).last_hidden_state
+        return hidden, reads
+
+    @property
+    def causal_lm(self) -> torch.nn.Module:
+        return self.policy.get_base_model() if hasattr(self.policy, "get_base_model") else self.policy
+
+    def log_probs(self, hidden: torch.Tensor) -> torch.Tensor:
+        """log π over the vocabulary at the given hidden states."""
+        with self.autocast():
+            return torch.log_softmax(self.causal_lm.lm_head(hidden).float(), -1)
+
+    def likelihoods(self, hidden: torch.Tensor, reads: Sequence[tuple[int, list[int], list[int], int]]
+                    ) -> list[torch.Tensor]:
+        """Each candidate's mean log-likelihood (EMPTY_LIKELIHOOD for one that tokenises to nothing)."""
+        out: list[torch.Tensor] = []
+        for r, predicting, targets, _ in reads:
+            if not targets:
+                out.append(torch.tensor(EMPTY_LIKELIHOOD, device=hidden.device))
+                continue
+            logp = self.log_probs(hidden[r, predicting])
+            out.append(logp.gather(-1, torch.tensor(targets, device=hidden.device)[:, None]).mean())
+        return out
+
+    def scores(self, example: ChoiceExample) -> torch.Tensor:
+        hidden, reads = self.packed_forward(example)
+        features = torch.tensor([score for _, _, score in example.candidates], device=hidden.device)
+        return features + LIKELIHOOD_WEIGHT * torch.stack(self.likelihoods(hidden, reads))
 
 
 def choice_loss(scores: torch.Tensor, correct: Sequence[bool]) -> torch.Tensor:

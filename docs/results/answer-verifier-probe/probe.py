@@ -38,50 +38,16 @@ HELD_OUT, LIMIT, K = 200, 1200, 5
 def verifier_scorer(base_cls):
     """The answer-choice scorer with the verifier's log-odds added to each candidate's score."""
     import torch
-    from deepresearch.train.answer_choice import EMPTY_LIKELIHOOD, LIKELIHOOD_WEIGHT
+    from deepresearch.train.answer_choice import LIKELIHOOD_WEIGHT
 
     class VerifierScorer(base_cls):
         def scores(self, example):  # one packed forward, read twice: the likelihood and the verdict
             yes, no = self._ids(" yes")[0], self._ids(" no")[0]
-            verify = self._ids(VERIFY)
-            by_sentence: dict[str, list[int]] = {}
-            for i, (_, sentence, _) in enumerate(example.candidates):
-                by_sentence.setdefault(sentence, []).append(i)
-            rows, reads = [], []  # reads: (row, predicting positions, targets, verdict position, candidate)
-            for r, (sentence, members) in enumerate(by_sentence.items()):
-                prompt = self._ids(example.template.format(sentence=sentence, question=example.question))
-                ids, positions, segment = list(prompt), list(range(len(prompt))), [0] * len(prompt)
-                for seg, i in enumerate(members, 1):
-                    tail = self._ids(" " + example.candidates[i][0])
-                    start = len(ids)
-                    reads.append((r, [len(prompt) - 1, *range(start, start + len(tail) - 1)], tail,
-                                  start + len(tail) + len(verify) - 1, i))
-                    ids += tail + verify
-                    positions += range(len(prompt), len(prompt) + len(tail) + len(verify))
-                    segment += [seg] * (len(tail) + len(verify))
-                rows.append((ids, positions, segment))
-            width = max(len(ids) for ids, _, _ in rows)
-            ids_t = torch.full((len(rows), width), self.pad_id, dtype=torch.long)
-            pos_t = torch.zeros((len(rows), width), dtype=torch.long)
-            seg_t = torch.full((len(rows), width), -1, dtype=torch.long)
-            for r, (ids, positions, segment) in enumerate(rows):
-                ids_t[r, : len(ids)], pos_t[r, : len(ids)], seg_t[r, : len(ids)] = (
-                    torch.tensor(ids), torch.tensor(positions), torch.tensor(segment))
-            causal = torch.ones(width, width, dtype=torch.bool).tril()
-            sees = (seg_t[:, :, None] == seg_t[:, None, :]) | (seg_t[:, None, :] == 0)
-            mask = (causal & sees)[:, None]
-            lm = self.policy.get_base_model() if hasattr(self.policy, "get_base_model") else self.policy
-            hidden = lm.model(input_ids=ids_t, attention_mask=mask, position_ids=pos_t).last_hidden_state
-            out = [torch.tensor(EMPTY_LIKELIHOOD)] * len(example.candidates)
-            for r, predicting, targets, verdict, i in reads:
-                if not targets:
-                    continue
-                logp = torch.log_softmax(lm.lm_head(hidden[r, predicting]).float(), -1)
-                likelihood = logp.gather(-1, torch.tensor(targets)[:, None]).mean()
-                odds = torch.log_softmax(lm.lm_head(hidden[r, verdict]).float(), -1)
-                out[i] = LIKELIHOOD_WEIGHT * likelihood + odds[yes] - odds[no]
+            hidden, reads = self.packed_forward(example, after=self._ids(VERIFY))
+            verdict = self.log_probs(hidden[[r for r, *_ in reads], [end for *_, end in reads]])
             features = torch.tensor([score for _, _, score in example.candidates])
-            return features + torch.stack(out)
+            return (features + LIKELIHOOD_WEIGHT * torch.stack(self.likelihoods(hidden, reads))
+                    + verdict[:, yes] - verdict[:, no])
 
     return VerifierScorer
 
