@@ -45,11 +45,16 @@ _NOT_PERSON = frozenset([
 _PLACE_CUE = frozenset({"in", "at", "near", "from", "of"})
 
 _ASKS_YEAR = re.compile(r"\b(what|which)\s+year\b", re.IGNORECASE)
-_YEAR_Q = re.compile(r"\b(when|what year|which year|in what year|what decade|which decade|what century|"
-                     r"what date|which date|how long ago)\b", re.IGNORECASE)
+_YEAR_Q = re.compile(r"\b(when|(what|which) ((two|three|four) )?years?|what decade|which decade|what century|"
+                     r"what date|which date|how long ago|birth ?date|date of (birth|death))\b", re.IGNORECASE)
 _NUMBER_Q = re.compile(r"\b(how many|how much|how long|how old|how tall|how far|how big|how large|what is the "
                        r"(population|number|amount|size|height|length|capacity|area|age|distance|seating))\b"
-                       r"|\bpopulation\b|\bcapacity\b", re.IGNORECASE)
+                       r"|\bpopulation\b|\bcapacity\b|\bpercentage\b|\bwhat (height|elevation|weight|"
+                       r"altitude)\b|\b(average|median|annual|yearly) (income|salary|revenue)\b", re.IGNORECASE)
+# "What city was the author of What We Talk About When We Talk About Love born in?" asks for a name: a
+# title's words do not say what kind of answer the question wants.
+_WHAT_THING = re.compile(r"^\s*(what|which)\s+(city|town|school|country|state|county|company|band|team|club|"
+                         r"university|college|person|man|woman|actor|actress|film|book|album)\b", re.IGNORECASE)
 
 
 _NATIONALITY_Q = re.compile(r"\b(nationality|country of origin)\b", re.IGNORECASE)
@@ -62,6 +67,14 @@ def asks_nationality(question: str) -> bool:
     return _NATIONALITY_Q.search(question) is not None and "same nationality" not in question.lower()
 
 
+_SEVERAL_Q = re.compile(r"\b(two|three|four|both)\b", re.IGNORECASE)
+
+
+def asks_several(question: str) -> bool:
+    """"Which two battles …?", "both": the answer may be a whole list ("1898 and 1959")."""
+    return _SEVERAL_Q.search(question) is not None
+
+
 def demonym_spans(sentence: str) -> list[Span]:
     return [Span(m.text, "name", m.start) for m in country_mentions(sentence) if m.demonym]
 
@@ -70,9 +83,19 @@ def answer_kind(question: str) -> AnswerKind:
     """What the question asks for: a date or year, a number, or (the default) a name."""
     if _NUMBER_Q.search(question):
         return "number"
-    if _YEAR_Q.search(question):
+    if _YEAR_Q.search(_without_titles(question)) and not _WHAT_THING.search(question):
         return "date"
     return "name"
+
+
+def _without_titles(question: str) -> str:
+    """The question with its quoted titles and capitalised names (past its first word) blanked out."""
+    question = re.sub(r"[\"“][^\"”]*[\"”]", " ", question)
+    head, _, rest = question.partition(" ")
+    for span in sorted(name_spans(rest), key=lambda s: -len(s.text)):
+        if len(span.text.split()) > 1:
+            rest = rest.replace(span.text, " ")
+    return f"{head} {rest}"
 
 
 def content_words(text: str) -> list[str]:
@@ -194,8 +217,9 @@ def rank_candidates(question: str, sentences: Iterable[EvidenceSentence], k: int
     categories = source_categories(sentences) if type_words and w.get("category") else {}
     best: dict[str, Candidate] = {}
     nationality = kind == "name" and asks_nationality(question)
+    lists = asks_several(question)
     for sent in sentences:
-        spans = demonym_spans(sent.text) if nationality else [s for s in spans_of(sent.text) if _fits(s, kind)]
+        spans = demonym_spans(sent.text) if nationality else [s for s in spans_of(sent.text, lists) if _fits(s, kind)]
         if not spans:
             continue
         s_words = [(m.group().lower(), m.start()) for m in WORD.finditer(sent.text)]

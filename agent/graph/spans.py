@@ -18,6 +18,8 @@ _DATE_PATTERNS = [
     re.compile(rf"\b(?:{_MONTHS})\s+\d{{1,2}},?\s+\d{{3,4}}\b"),  # April 16, 1689
     re.compile(rf"\b(?:{_MONTHS})\s+\d{{3,4}}\b"),  # April 1689
     re.compile(r"\b(?:1[0-9]|20)\d{2}s?\b"),  # 1689, 1960s
+    re.compile(r"\b\d{1,4}\s?(?:BC|BCE|AD|CE)\b"),  # 323 BC
+    re.compile(r"\b\d{1,2}(?:st|nd|rd|th)[\s-]+(?:-\s+)?century\b"),  # 19th century, "16th - century"
 ]
 # A comma belongs to a number only between thousands ("1,234"), never after it ("in 2015, the").
 _NUMBER = re.compile(
@@ -27,6 +29,10 @@ _NUMBER = re.compile(
 _BARE_NUMBER = re.compile(
     r"(?:(?:US|A|C)?\$|£|€)?\d+(?:,\d{3})*(?:\.\d+)?(?:\s+(?:million|billion|thousand|hundred|trillion))?"
 )
+# Counts written as words ("won five titles"); "one" is left out: it is mostly "one of the".
+_NUMBER_WORD = re.compile(r"\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|"
+                          r"fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|twice)\b",
+                          re.IGNORECASE)
 _QUOTED = re.compile(r"[\"“]([^\"“”]{2,80})[\"”]")
 _TOKEN = re.compile(r"[\w][\w'’.\-&]*|[^\w\s]", re.UNICODE)
 WORD = re.compile(r"\w+", re.UNICODE)
@@ -183,9 +189,57 @@ def _number_spans(sentence: str) -> list[Span]:
             spans.append(Span(bare.group(), "number", m.start()))
         if len(words) > 1 and bare and bare.group() != text and words[-1] not in STOP_WORDS:
             spans.append(Span(text, "number", m.start()))
+    spans += [Span(m.group(), "number", m.start()) for m in _NUMBER_WORD.finditer(sentence)]
     return spans
 
 
-def spans_of(sentence: str) -> list[Span]:
-    """Every candidate span of a sentence, of every kind."""
-    return [*name_spans(sentence), *_date_spans(sentence), *_number_spans(sentence)]
+_LIST_GOES_ON = re.compile(r",? (?:and |or )?[A-Z0-9]")  # "A, B, C" / "A, B and C" is a list
+
+
+def qualified_spans(names: list[Span], sentence: str) -> list[Span]:
+    """A name with its qualifier after a comma, as one span: "Lee County, Mississippi", "Frank Fertitta, Jr."
+    (the qualifier at most two words)."""
+    ends = {span.start: span for span in names}
+    out: list[Span] = []
+    for span in names:
+        end = span.start + len(span.text)
+        if sentence[end:end + 2] != ", " or (qualifier := ends.get(end + 2)) is None:
+            continue
+        after = qualifier.start + len(qualifier.text)
+        if len(qualifier.text.split()) <= 2 and not _LIST_GOES_ON.match(sentence, after):
+            text = sentence[span.start:qualifier.start + len(qualifier.text)]
+            out.append(Span(text, "name", span.start))
+    return out
+
+
+_LIST_JOINS = (", and ", " and ", ", ")
+
+
+def list_spans(parts: list[Span], sentence: str) -> list[Span]:
+    """A whole list of same-kind spans that ends with "and", as one span: "Spain, Mexico and France",
+    "1898 and 1959" (questions such as "which two battles" are answered by the list)."""
+    at = {span.start: span for span in sorted(parts, key=lambda s: -len(s.text))}  # the longest at each start
+    inside = {end + len(j) for span in at.values() for end in [span.start + len(span.text)] for j in _LIST_JOINS
+              if sentence.startswith(j, end)}
+    out: list[Span] = []
+    for first in sorted(at.values(), key=lambda s: s.start):
+        if first.start in inside:
+            continue  # only whole lists
+        chain, last_join, end = [first], "", first.start + len(first.text)
+        while True:
+            join = next((j for j in _LIST_JOINS if sentence.startswith(j, end) and end + len(j) in at), None)
+            if join is None or last_join.endswith("and "):
+                break
+            chain.append(nxt := at[end + len(join)])
+            last_join, end = join, nxt.start + len(nxt.text)
+        if len(chain) > 1 and last_join.endswith("and "):
+            out.append(Span(sentence[first.start:end], first.kind, first.start))
+    return out
+
+
+def spans_of(sentence: str, lists: bool = False) -> list[Span]:
+    """Every candidate span of a sentence, of every kind; `lists`: whole lists too (for a question that
+    asks for several things)."""
+    names, dates = name_spans(sentence), _date_spans(sentence)
+    listed = [*list_spans(names, sentence), *list_spans(dates, sentence)] if lists else []
+    return [*names, *qualified_spans(names, sentence), *dates, *_number_spans(sentence), *listed]

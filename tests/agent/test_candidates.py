@@ -149,3 +149,47 @@ def test_a_number_keeps_its_thousands_commas_but_not_the_comma_after_it():
     numbers = {s.text for s in spans_of(sentence) if s.kind == "number"}
     assert "2015" in numbers and "2015," not in numbers  # seen in an eval as the answer "2015,"
     assert {"12,500", "12,500 people"} <= numbers
+
+
+def test_answer_kind_reads_the_question_not_the_titles_it_names():
+    # "When" inside a title, or the question's own "what city", does not make it a date question.
+    assert answer_kind("What city was the author of What We Talk About When We Talk About Love born in?") == "name"
+    assert answer_kind('What school did the star of "When Harry Met Sally" attend?') == "name"
+    assert answer_kind("What was the birth date of the poker player that wrote Super/System?") == "date"
+    assert answer_kind("What percentage of Eritrea adheres to Islam?") == "number"
+    assert answer_kind("At what height does State Route 160 start?") == "number"
+    assert answer_kind("What is the average yearly income of a Canadian?") == "number"
+    assert answer_kind("When did the city that hosts the Juilliard School grow?") == "date"
+
+
+def test_spans_of_eras_centuries_and_qualified_names():
+    found = {s.text for s in spans_of("Alexander died in 323 BC; the Lacy originated in the mid-19th century.")}
+    assert {"323 BC", "19th century"} <= found
+    assert "16th - century" in {s.text for s in spans_of("The Merchant of Venice is a 16th - century play.")}
+    found = {s.text for s in spans_of("Tupelo is the county seat of Lee County, Mississippi, and its largest city.")}
+    assert {"Lee County", "Mississippi", "Lee County, Mississippi"} <= found
+    assert "Frank Fertitta, Jr" in {s.text for s in spans_of("It was founded by Frank Fertitta, Jr. in 1976.")}
+    # A comma inside a list joins no name to its qualifier.
+    listed = {s.text for s in spans_of("It was created by Robert Smigel, Michael Koman and David Feldman.")}
+    assert "Robert Smigel, Michael Koman" not in listed
+
+
+def test_whole_lists_are_spans_only_for_a_question_that_asks_for_several():
+    sentence = "It was created by Robert Smigel, Michael Koman and David Feldman; Forest won in 1898 and 1959."
+    listed = {s.text for s in spans_of(sentence, lists=True)}
+    assert {"Robert Smigel, Michael Koman and David Feldman", "1898 and 1959"} <= listed
+    assert "Michael Koman and David Feldman" not in listed  # only the whole list
+    assert not {s.text for s in spans_of(sentence)} & listed - {s.text for s in spans_of(sentence)}
+    assert "1898 and 1959" not in {s.text for s in spans_of(sentence)}
+    ranked = rank_candidates("In which two years did Forest win the FA Cup?", sentences(sentence), k=5)
+    assert "1898 and 1959" in [c.text for c in ranked]
+    ranked = rank_candidates("In which year did Forest win the FA Cup?", sentences(sentence), k=5)
+    assert "1898 and 1959" not in [c.text for c in ranked]
+
+
+def test_counts_written_as_words_are_numbers_but_not_one():
+    numbers = {s.text for s in spans_of("One of the clubs has won five titles and was relegated twice.")
+               if s.kind == "number"}
+    assert {"five", "twice"} <= numbers and not {"One", "one"} & numbers
+    ranked = rank_candidates("How many titles has the club won?", sentences("The club has won five titles."), k=1)
+    assert ranked[0].text == "five"
