@@ -94,18 +94,28 @@ async def eval_environment(
     finally:
         builder.close()
     # One connection to the index for the whole run: the toolbox's. The site must exist before the
-    # toolbox (its search points there), so the port is chosen first and the server starts on it.
-    web_url = f"http://127.0.0.1:{site_port(name)}"
-    toolbox = build_toolbox(eval_tool_settings(tools, web_url), offline=True, index=name, searxng_url=web_url)
+    # toolbox (its search points there), so the port is chosen first and the server starts on it. Two evals
+    # started together can both find the same port free; the one that loses the bind takes another.
+    for attempt in range(3):
+        web_url = f"http://127.0.0.1:{site_port(name)}"
+        toolbox = build_toolbox(eval_tool_settings(tools, web_url), offline=True, index=name, searxng_url=web_url)
+        site = LocalWebServer(toolbox.local_indexes[0], port=urlsplit(web_url).port or 0)
+        try:
+            site.start()
+            break
+        except OSError:
+            await toolbox.close()
+            if attempt == 2:
+                raise
     try:
         if not use_memory:
             without_memory(toolbox, "long-term memory is off during evals (questions stay independent)")
-        with LocalWebServer(toolbox.local_indexes[0], port=urlsplit(web_url).port or 0):
-            yield EvalTools(
-                search_tool=toolbox.get("search"), open_tool=toolbox.get("open"),
-                doc_id_for=lambda url: local_web_doc_id(url, web_url),
-                doc_text=lambda doc_id: by_id[doc_id].text if doc_id in by_id else None,
-                toolbox=toolbox,
-            )
+        yield EvalTools(
+            search_tool=toolbox.get("search"), open_tool=toolbox.get("open"),
+            doc_id_for=lambda url: local_web_doc_id(url, web_url),
+            doc_text=lambda doc_id: by_id[doc_id].text if doc_id in by_id else None,
+            toolbox=toolbox,
+        )
     finally:
+        site.stop()
         await toolbox.close()

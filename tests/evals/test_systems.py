@@ -187,3 +187,29 @@ async def test_eval_environment_indexes_serves_and_stops(tmp_path: Path) -> None
         httpx.get(web_url, timeout=2)
     async with eval_environment(None, None, settings) as nothing:
         assert nothing is None
+
+
+async def test_eval_environment_takes_another_port_when_its_own_is_taken_before_it_binds(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two evals started together both find the site's port free; the one that loses the bind goes on."""
+    import socket
+
+    from deepresearch.evals.dataset import load_corpus
+    from deepresearch.evals.environment import eval_environment
+    from deepresearch.tools.localweb import server
+
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text("".join(json.dumps({"id": i, "title": t, "text": x}) + "\n" for i, t, x in DOCS))
+    with socket.socket() as other_eval:
+        other_eval.bind(("127.0.0.1", 0))
+        other_eval.listen()
+        taken = other_eval.getsockname()[1]
+        ports = iter([taken])
+        real_site_port = server.site_port
+        monkeypatch.setattr(server, "site_port", lambda name: next(ports, None) or real_site_port(name))
+        async with eval_environment(corpus, load_corpus(corpus), ToolSettings(data_dir=tmp_path / "data")) as tools:
+            assert tools is not None
+            hits = (await tools.search_tool.invoke({"query": "capital of France"})).output["hits"]
+            assert f":{taken}/" not in hits[0]["url"] and tools.doc_id_for(hits[0]["url"]) == "d1"
+            page = await tools.open_tool.invoke({"url": hits[0]["url"]})
+            assert page.ok and "capital and largest city" in page.output["text"]
