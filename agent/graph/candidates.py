@@ -89,7 +89,8 @@ def answer_kind(question: str) -> AnswerKind:
 
 
 def _without_titles(question: str) -> str:
-    """The question with its quoted titles and capitalised names (past its first word) blanked out."""
+    """The question with its quoted titles and its names of two or more capitalised words (past its first word)
+    blanked out."""
     question = re.sub(r"[\"“][^\"”]*[\"”]", " ", question)
     head, _, rest = question.partition(" ")
     for span in sorted(name_spans(rest), key=lambda s: -len(s.text)):

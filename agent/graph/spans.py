@@ -1,4 +1,5 @@
-"""Candidate answer spans of a sentence: names (capitalised runs, quoted titles), dates and numbers.
+"""Candidate answer spans of a sentence: names (capitalised runs, quoted titles, a name with its qualifier),
+dates, eras and numbers, and whole lists of them.
 
 Rules only (stdlib): a span is a place where an answer could be; candidates.py decides which one is.
 """
@@ -199,11 +200,11 @@ _LIST_GOES_ON = re.compile(r",? (?:and |or )?[A-Z0-9]")  # "A, B, C" / "A, B and
 def qualified_spans(names: list[Span], sentence: str) -> list[Span]:
     """A name with its qualifier after a comma, as one span: "Lee County, Mississippi", "Frank Fertitta, Jr."
     (the qualifier at most two words)."""
-    ends = {span.start: span for span in names}
+    by_start = {span.start: span for span in names}
     out: list[Span] = []
     for span in names:
         end = span.start + len(span.text)
-        if sentence[end:end + 2] != ", " or (qualifier := ends.get(end + 2)) is None:
+        if sentence[end:end + 2] != ", " or (qualifier := by_start.get(end + 2)) is None:
             continue
         after = qualifier.start + len(qualifier.text)
         if len(qualifier.text.split()) <= 2 and not _LIST_GOES_ON.match(sentence, after):
@@ -225,14 +226,14 @@ def list_spans(parts: list[Span], sentence: str) -> list[Span]:
     for first in sorted(at.values(), key=lambda s: s.start):
         if first.start in inside:
             continue  # only whole lists
-        chain, last_join, end = [first], "", first.start + len(first.text)
-        while True:
+        last_join, end = "", first.start + len(first.text)
+        while not last_join.endswith("and "):  # "and" ends a list
             join = next((j for j in _LIST_JOINS if sentence.startswith(j, end) and end + len(j) in at), None)
-            if join is None or last_join.endswith("and "):
+            if join is None:
                 break
-            chain.append(nxt := at[end + len(join)])
+            nxt = at[end + len(join)]
             last_join, end = join, nxt.start + len(nxt.text)
-        if len(chain) > 1 and last_join.endswith("and "):
+        if last_join.endswith("and "):
             out.append(Span(sentence[first.start:end], first.kind, first.start))
     return out
 
