@@ -16,6 +16,8 @@ Questions and corpus: ../shared/data/pool beside the repository, else the bundle
    (train/bridge_examples.py; session 43: held-out hops that find a new gold document 31 by features, 50 trained).
    --train-seed N: the adapter's init and training order only, so the same questions train (and are held out)
    another adapter (session 46: three such adapters, averaged, in docs/results/adapter-soup/).
+   --credit f1: a candidate earns its token F1 against the gold instead of 1 / 0 (train/answer_choice.py), so
+   sets whose pool holds part of the gold train too. The held-out pick is reported by EM and by F1 either way.
 3. Writes OUT/adapter (peft files + metadata.json scoped to the re-ranker's role, and `bridge` with --bridges) and
    OUT/summary.json; with more than one epoch, also OUT/epoch-N/adapter and the held-out top-1 after every pass.
    The dev split is never read: `deepresearch eval --adapter OUT/adapter` measures it on dev questions.
@@ -24,6 +26,7 @@ Questions and corpus: ../shared/data/pool beside the repository, else the bundle
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import functools
 import json
 import os
@@ -45,10 +48,11 @@ def simulated_search(corpus: Path):
 
 
 def examples(questions: Path, corpus: Path, limit: int, k: int, seed: int, sources: list[str] | None = None,
-             positives_from: int = 0, plain: int = 0) -> list:
+             positives_from: int = 0, plain: int = 0, credit: str = "exact") -> list:
     """One ChoiceExample per question with candidates: the top k spans by features. With `positives_from`
     N > k, every set after the first `plain` (the held-out ones) whose k spans miss the gold also gets the
-    best-ranked correct span of the top N, as a k+1-th candidate."""
+    best-ranked correct span of the top N, as a k+1-th candidate. `credit` "f1" grades each candidate by
+    its token F1 against the gold."""
     from deepresearch.agent.graph import candidates as C
     from deepresearch.train.answer_choice import ChoiceExample
     from deepresearch.train.simulated_evidence import free_form_train_questions
@@ -67,7 +71,7 @@ def examples(questions: Path, corpus: Path, limit: int, k: int, seed: int, sourc
         if positives_from > k and len(out) >= plain and not any(correct[:k]) and any(correct):
             pool.append(ranked[correct.index(True)])  # the best-ranked correct span below the pool
         if pool:
-            out.append(ChoiceExample.of(q["question"], pool, golds))
+            out.append(ChoiceExample.of(q["question"], pool, golds, credit))
     return out
 
 
@@ -110,6 +114,9 @@ def main() -> None:
     parser.add_argument("--bridges", action="store_true",
                         help="also train the follow-up hop's bridge choice (agent/graph/bridge_scoring.py) on the "
                              "same questions; the adapter then answers for both roles")
+    parser.add_argument("--credit", choices=("exact", "f1"), default="exact",
+                        help="what a training candidate earns: 1 if it is the gold, else 0 (exact; default), or its "
+                             "token F1 against the gold (f1)")
     parser.add_argument("--epochs", type=int, default=1)
     parser.add_argument("--lr", type=float, default=3e-4)
     parser.add_argument("--batch", type=int, default=4)
@@ -135,16 +142,20 @@ def main() -> None:
     from deepresearch.train import answer_choice as A
 
     start = time.perf_counter()
+    # graded by F1 throughout, so the held-out pick's F1 can be read; the training sets keep it only with --credit f1
     data = examples(args.questions, args.corpus, args.limit, args.candidates, args.seed, args.sources,
-                    args.positives_from, args.held_out)
+                    args.positives_from, args.held_out, credit="f1")
     if len(data) <= args.held_out:
         sources = f" of source {', '.join(args.sources)}" if args.sources else ""
         sys.exit(f"error: {len(data)} free-form train questions with candidates{sources}; "
                  f"need more than --held-out {args.held_out}")
     held_out, train = data[: args.held_out], data[args.held_out:]
+    if args.credit == "exact":
+        train = [dataclasses.replace(ex, credit=None) for ex in train]
     print(f"{len(data)} questions with candidates ({time.perf_counter() - start:.0f} s); held out {len(held_out)}, "
           f"{sum(ex.correct[0] for ex in held_out)} right by features alone; "
-          f"train {len(train)}, {sum(ex.learnable for ex in train)} with a correct candidate", flush=True)
+          f"train {len(train)}, {sum(ex.learnable for ex in train)} with "
+          f"{'a candidate of some F1' if args.credit == 'f1' else 'a correct candidate'}", flush=True)
     bridges_held, bridges_train = (bridge_sets(args.questions, args.corpus, args.limit, args.seed, args.sources,
                                                {ex.question for ex in held_out}) if args.bridges else ([], []))
     if args.bridges:
@@ -162,14 +173,21 @@ def main() -> None:
 
     bridge_top1: list[int] = []  # held-out bridge top-1, base then after every pass
 
+    top1_f1: list[float] = []  # held-out summed F1 of the pick, base then after every pass
+
     def measure() -> int | None:
         if bridges_held:
             bridge_top1.append(A.top1_hits(scorer, bridges_held))
             print(f"  bridge top-1 {bridge_top1[-1]}/{len(bridges_held)}", flush=True)
-        return A.top1_hits(scorer, held_out) if held_out else None
+        if not held_out:
+            return None
+        picked = A.top1_rewards(scorer, held_out)
+        top1_f1.append(round(sum(picked), 2))
+        return A.top1_hits(scorer, held_out)
 
     def top1(hits: int | None) -> str:
-        return f"top-1 {hits}/{len(held_out)}" if held_out else "top-1 not measured (--held-out 0)"
+        return (f"top-1 {hits}/{len(held_out)} (F1 {top1_f1[-1]:.1f})" if held_out
+                else "top-1 not measured (--held-out 0)")
 
     base = measure()
     print(f"base: {top1(base)}", flush=True)
@@ -195,6 +213,7 @@ def main() -> None:
     summary = {"command": " ".join([sys.executable, *sys.argv]), "settings": vars(args) | {
         "questions": str(args.questions), "corpus": str(args.corpus), "out": str(args.out)},
         "held_out": len(held_out), "top1_base": base, "top1_trained": trained, "top1_per_epoch": per_epoch,
+        "top1_f1_per_measure": top1_f1,
         "train_questions": len(train), "learnable": stats.examples, "steps": stats.steps,
         "final_loss": stats.loss, "train_seconds": stats.seconds}
     if args.bridges:

@@ -15,6 +15,10 @@ which is REINFORCE's ∇E[R] divided by E[R]: it does not fade while the gold ca
 which is when the credit is needed (correct picks are rare: ~12 % of questions at the start). Questions
 with no correct candidate carry no signal and are left out. Only π's LoRA adapter learns; f is fixed.
 
+R may also be graded (`credit="f1"`: a candidate's token F1 against the gold, so "Lee County" earns 0.8 of
+"Lee County, Mississippi"). J = log Σ_c p(c) R(c) is then the log of the expected F1, its gradient weighs
+each candidate by p(c) R(c) / E[R], and a question whose pool holds only part of the gold still teaches.
+
 The adapter answers for the re-ranker only (role ANSWER_ROLE): the planner, extractor and writer keep
 their weights. On this CPU the cost is the forward + backward of K rows of ~70 tokens per question.
 """
@@ -28,33 +32,41 @@ from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 import torch
 from deepresearch.agent.graph.answer_scoring import ANSWER_ROLE, EMPTY_LIKELIHOOD, LIKELIHOOD_WEIGHT, TEMPLATE
 from deepresearch.agent.graph.candidates import Candidate
 from deepresearch.agent.graph.events import AnswerScored, ScoredCandidate, read_events
-from deepresearch.evals.metrics import normalize_answer
+from deepresearch.evals.metrics import f1, normalize_answer
 
 if TYPE_CHECKING:
     from deepresearch.agent.trace.store import TraceStore
 
 
+Credit = Literal["exact", "f1"]
+
+
 @dataclass(frozen=True)
 class ChoiceExample:
     """One question's candidates (text, the sentence it came from, feature score) and which are correct;
-    `template` is the prompt each candidate is scored after (the re-ranker's, or another decision's)."""
+    `template` is the prompt each candidate is scored after (the re-ranker's, or another decision's);
+    `credit`, when set, each candidate's graded outcome in [0, 1] (else R = 1 for the correct ones)."""
 
     question: str
     candidates: tuple[tuple[str, str, float], ...]
     correct: tuple[bool, ...]
     template: str = TEMPLATE
+    credit: tuple[float, ...] | None = None
 
     @classmethod
-    def of(cls, question: str, candidates: Sequence[Candidate], answers: Iterable[str]) -> ChoiceExample:
+    def of(cls, question: str, candidates: Sequence[Candidate], answers: Iterable[str],
+           credit: Credit = "exact") -> ChoiceExample:
+        answers = list(answers)
         golds = {normalize_answer(a) for a in answers} - {""}
+        graded = tuple(f1(c.text, answers, yes_no=False) for c in candidates) if credit == "f1" else None
         return cls(question, tuple((c.text, c.quote, c.score) for c in candidates),
-                   tuple(normalize_answer(c.text) in golds for c in candidates))
+                   tuple(normalize_answer(c.text) in golds for c in candidates), credit=graded)
 
     @classmethod
     def logged(cls, question: str, candidates: Sequence[ScoredCandidate],
@@ -68,8 +80,13 @@ class ChoiceExample:
                    tuple(normalize_answer(c.text) in golds for c in candidates))
 
     @property
+    def rewards(self) -> tuple[float, ...]:
+        """R(c) per candidate: the graded credit, else 1 for a correct candidate and 0 for the others."""
+        return self.credit if self.credit is not None else tuple(float(c) for c in self.correct)
+
+    @property
     def learnable(self) -> bool:
-        return len(self.candidates) > 1 and any(self.correct)
+        return len(self.candidates) > 1 and any(r > 0 for r in self.rewards)
 
 
 def write_choice_examples(examples: Iterable[ChoiceExample], path: Path) -> None:
@@ -79,7 +96,8 @@ def write_choice_examples(examples: Iterable[ChoiceExample], path: Path) -> None
 
 def read_choice_examples(path: Path) -> list[ChoiceExample]:
     return [ChoiceExample(d["question"], tuple(tuple(c) for c in d["candidates"]), tuple(d["correct"]),
-                          d.get("template", TEMPLATE)) for d in json.loads(path.read_text())]
+                          d.get("template", TEMPLATE), tuple(d["credit"]) if d.get("credit") is not None else None)
+            for d in json.loads(path.read_text())]
 
 
 def logged_examples(store: TraceStore, runs: Iterable[tuple[str, str, Sequence[str]]]) -> list[ChoiceExample]:
@@ -193,17 +211,18 @@ class ChoiceScorer:
         return features + LIKELIHOOD_WEIGHT * torch.stack(self.likelihoods(hidden, reads))
 
 
-def choice_loss(scores: torch.Tensor, correct: Sequence[bool]) -> torch.Tensor:
-    """−J = −log Σ_{correct} softmax(scores)."""
-    gold = torch.tensor(list(correct), dtype=torch.bool, device=scores.device)
-    return torch.logsumexp(scores, 0) - torch.logsumexp(scores[gold], 0)
+def choice_loss(scores: torch.Tensor, rewards: Sequence[float]) -> torch.Tensor:
+    """−J = −log Σ_c softmax(scores)_c R(c); with R in {0, 1}, −log Σ_{correct} softmax(scores)."""
+    r = torch.tensor([float(x) for x in rewards], dtype=scores.dtype, device=scores.device)
+    earning = r > 0
+    return torch.logsumexp(scores, 0) - torch.logsumexp(scores[earning] + r[earning].log(), 0)
 
 
 def backward_choice(scorer: ChoiceScorer, batch: Sequence[ChoiceExample]) -> float:
     """Backpropagates the batch's mean −J through the adapter; returns the summed −J (for logging)."""
     total = 0.0
     for ex in batch:
-        loss = choice_loss(scorer.scores(ex), ex.correct)
+        loss = choice_loss(scorer.scores(ex), ex.rewards)
         (loss / len(batch)).backward()
         total += loss.item()
     return total
@@ -211,8 +230,14 @@ def backward_choice(scorer: ChoiceScorer, batch: Sequence[ChoiceExample]) -> flo
 
 def top1_hits(scorer: ChoiceScorer, examples: Sequence[ChoiceExample]) -> int:
     """Questions whose best-scored candidate is correct (what the graph would answer, at T 0)."""
+    return round(sum(top1_rewards(scorer, examples, graded=False)))
+
+
+def top1_rewards(scorer: ChoiceScorer, examples: Sequence[ChoiceExample], graded: bool = True) -> list[float]:
+    """R of each question's best-scored candidate: its graded credit (e.g. F1) where the example has one."""
     with torch.no_grad():
-        return sum(ex.correct[int(torch.argmax(scorer.scores(ex)))] for ex in examples if ex.candidates)
+        return [(ex.rewards if graded else ex.correct)[int(torch.argmax(scorer.scores(ex)))]
+                for ex in examples if ex.candidates]
 
 
 @dataclass

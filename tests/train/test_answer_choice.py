@@ -50,6 +50,32 @@ def test_example_marks_the_gold_and_its_aliases_after_normalising():
     assert not ChoiceExample.of("q?", cands[:1], ["Beatles"]).learnable  # one candidate: no choice
 
 
+def test_graded_credit_makes_the_loss_minus_log_expected_f1():
+    scores = torch.tensor([1.0, 2.0, 0.5], requires_grad=True)
+    rewards = [0.0, 0.5, 1.0]
+    loss = choice_loss(scores, rewards)
+    p = torch.softmax(scores.detach(), 0)
+    expected = float(p[1]) * 0.5 + float(p[2])
+    assert loss.item() == pytest.approx(-math.log(expected))
+    loss.backward()
+    # ∂(−J)/∂s_c = p(c) − p(c) R(c) / E[R]: a partial answer is pushed up, by less than the gold
+    want = [float(p[c]) - float(p[c]) * rewards[c] / expected for c in range(3)]
+    assert scores.grad.tolist() == pytest.approx(want)
+    assert scores.grad[2] < scores.grad[1] < 0 < scores.grad[0]
+
+
+def test_f1_credit_grades_partial_spans_and_makes_their_set_learnable():
+    cands = [Candidate("Lee County", 1.0, "s1", 0), Candidate("Mississippi", 0.5, "s1", 0),
+             Candidate("Tupelo", 0.2, "s2", 1)]
+    graded = ChoiceExample.of("q?", cands, ["Lee County, Mississippi"], credit="f1")
+    assert graded.correct == (False, False, False)  # EM: no candidate is the gold
+    assert graded.rewards == pytest.approx((0.8, 0.5, 0.0)) and graded.learnable
+    assert not ChoiceExample.of("q?", cands, ["Lee County, Mississippi"]).learnable  # exact credit: no signal
+    exact = ChoiceExample.of("q?", cands, ["Tupelo"])
+    assert exact.credit is None and exact.rewards == (0.0, 0.0, 1.0)
+    assert ChoiceExample.of("q?", cands, ["tupelo"], credit="f1").rewards == (0.0, 0.0, 1.0)
+
+
 def test_training_with_nothing_learnable_is_a_clear_error():
     ex = ChoiceExample("q?", (("a", "s", 0.0), ("b", "s", 0.0)), (False, False))
     with pytest.raises(ValueError, match="nothing to learn"):

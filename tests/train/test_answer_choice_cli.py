@@ -72,3 +72,30 @@ def test_positives_from_adds_the_gold_below_the_pool_to_training_sets_only():
         assert len(after.candidates) == 6 and after.correct == (False,) * 5 + (True,)
         added += 1
     assert added > 0
+
+
+def test_an_unknown_credit_is_named(tmp_path):
+    done = run("--out", str(tmp_path / "out"), "--credit", "half")
+    assert done.returncode == 2  # argparse's usage error
+    assert "argument --credit: invalid choice: 'half' (choose from" in done.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_f1_credit_grades_the_same_pools_and_teaches_from_more_of_them():
+    import importlib.util
+
+    from deepresearch.evals.dataset import bundled_dataset
+
+    spec = importlib.util.spec_from_file_location("train_answer_choice", SCRIPT)
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    questions, corpus = bundled_dataset("demo")
+    exact = script.examples(questions, corpus, limit=200, k=5, seed=0)
+    graded = script.examples(questions, corpus, limit=200, k=5, seed=0, credit="f1")
+    assert [ex.candidates for ex in graded] == [ex.candidates for ex in exact]
+    assert [ex.correct for ex in graded] == [ex.correct for ex in exact]
+    assert all(ex.credit is None for ex in exact)
+    for ex in graded:  # the gold earns 1, every other candidate its F1 in [0, 1]
+        assert all(r == 1.0 for r, ok in zip(ex.rewards, ex.correct, strict=True) if ok)
+        assert all(0.0 <= r <= 1.0 for r in ex.rewards)
+    assert sum(ex.learnable for ex in graded) > sum(ex.learnable for ex in exact)

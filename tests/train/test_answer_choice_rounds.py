@@ -3,6 +3,7 @@ choice loss's examples, and the round's update steps on them (its own optimiser,
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -56,8 +57,9 @@ def test_logged_candidate_sets_become_examples_once_each(tmp_path: Path):
 
 
 def test_examples_round_trip_through_the_launcher_file(tmp_path: Path):
-    write_choice_examples([EXAMPLE, MIXED], tmp_path / "choice.json")
-    assert read_choice_examples(tmp_path / "choice.json") == [EXAMPLE, MIXED]
+    graded = replace(MIXED, credit=(0.0, 0.0, 1.0, 0.4, 0.0))
+    write_choice_examples([EXAMPLE, MIXED, graded], tmp_path / "choice.json")
+    assert read_choice_examples(tmp_path / "choice.json") == [EXAMPLE, MIXED, graded]
 
 
 def test_the_round_line_says_what_the_choice_loss_did():

@@ -18,9 +18,9 @@ itself is never formed at full size. It prints the share of ‖ΔW‖² kept, mo
 --dtype bf16 the factors are stored in bfloat16 (half the bytes; peft and vLLM cast them to the model's dtype
 on load): rank 32 in bf16 takes the bytes of rank 16 in fp32.
 
-`measure` loads each adapter on the base model and prints the held-out answer top-1 (of --held-out questions,
---seed's order: the script's defaults) and, with --bridges, the held-out bridge top-1, as the training script
-measures them after its pass.
+`measure` loads each adapter on the base model and prints the held-out answer top-1 and the pick's summed F1
+(of --held-out questions, --seed's order: the script's defaults) and, with --bridges, the held-out bridge top-1,
+as the training script measures them after its pass.
 """
 
 from __future__ import annotations
@@ -144,7 +144,8 @@ def measure(adapters: list[Path], held_out: int, limit: int, seed: int, bridges:
     from transformers import PreTrainedTokenizerFast
 
     questions, corpus = T.POOL / "questions.jsonl", T.POOL / "corpus.jsonl"
-    data = T.examples(questions, corpus, limit, load_settings().agent.answer_pool, seed, None, 0, held_out)[:held_out]
+    data = T.examples(questions, corpus, limit, load_settings().agent.answer_pool, seed, None, 0, held_out,
+                      credit="f1")[:held_out]
     bridge_held = (T.bridge_sets(questions, corpus, limit, seed, None, {ex.question for ex in data})[0]
                    if bridges else [])
     model_dir = embedded_model_dir(load_settings().cache_dir)
@@ -154,8 +155,9 @@ def measure(adapters: list[Path], held_out: int, limit: int, seed: int, bridges:
         policy.eval()
         scorer = A.ChoiceScorer(policy, tokenizer, int(policy.config.pad_token_id or 0))
         answer = A.top1_hits(scorer, data)  # top1_hits scores without gradients
+        answer_f1 = sum(A.top1_rewards(scorer, data))  # the pick's token F1 against the gold, summed
         bridge = A.top1_hits(scorer, bridge_held) if bridge_held else None
-        line = f"{path}: answer top-1 {answer}/{len(data)}"
+        line = f"{path}: answer top-1 {answer}/{len(data)} (F1 {answer_f1:.1f})"
         print(line + (f", bridge top-1 {bridge}/{len(bridge_held)}" if bridge_held else ""), flush=True)
 
 

@@ -1,15 +1,16 @@
 """The re-ranker's top-1 over pool size k and likelihood weight w, on 200 held-out pool *train* questions.
 
-    .venv/bin/python docs/results/answer-pool-16/grid.py OUT.json base train/starter_adapter
+    .venv/bin/python docs/results/answer-pool-16/grid.py OUT.json base train/starter_adapter [--pool 32]
 
 The first 200 free-form train questions in seed-0 order: every part of the starter held them out. Their evidence
-is simulated (train/simulated_evidence.py). Each candidate of the top 16 by features is scored once per model
-(its features and its mean log-likelihood); the top k of those 16 are the top-k pool, so top-1 for every k and w
-is read off the same scores.
+is simulated (train/simulated_evidence.py). Each candidate of the top --pool (16) by features is scored once per
+model (its features and its mean log-likelihood); the top k of those are the top-k pool, so top-1 for every k and
+w is read off the same scores.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import sys
@@ -19,10 +20,10 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "scripts"))
 
-POOL, QUESTIONS, KS, WEIGHTS = 16, 200, (5, 8, 10, 16), (0.5, 1.0, 1.5, 2.0, 3.0, 5.0)
+QUESTIONS, KS, WEIGHTS = 200, (5, 8, 10, 16, 24, 32, 48, 64), (0.5, 1.0, 1.5, 2.0, 3.0, 5.0)
 
 
-def score_all(models: list[str]) -> dict[str, list[list[tuple[float, float, bool]]]]:
+def score_all(models: list[str], pool: int = 16) -> dict[str, list[list[tuple[float, float, bool]]]]:
     """Per model ("base" or an adapter folder), per question, per candidate: (features, likelihood, correct)."""
     import torch
     import train_answer_choice as script
@@ -30,7 +31,7 @@ def score_all(models: list[str]) -> dict[str, list[list[tuple[float, float, bool
     from deepresearch.app.settings import load_settings
     from deepresearch.train import answer_choice as A
 
-    sets = script.examples(script.POOL / "questions.jsonl", script.POOL / "corpus.jsonl", QUESTIONS, POOL, 0)
+    sets = script.examples(script.POOL / "questions.jsonl", script.POOL / "corpus.jsonl", QUESTIONS, pool, 0)
     model_dir = embedded_model_dir(load_settings().cache_dir)
     out = {}
     for name in models:
@@ -49,11 +50,15 @@ def top1(rows: list[list[tuple[float, float, bool]]], k: int, w: float) -> int:
 
 
 def main() -> None:
-    out, models = Path(sys.argv[1]), sys.argv[2:]
-    scores = score_all(models)
-    out.write_text(json.dumps(scores))
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out", type=Path)
+    parser.add_argument("models", nargs="+", help='"base" or adapter folders')
+    parser.add_argument("--pool", type=int, default=16, help="candidates scored per question (the largest k)")
+    args = parser.parse_args()
+    scores = score_all(args.models, args.pool)
+    args.out.write_text(json.dumps(scores))
     for name, rows in scores.items():
-        for k in KS:
+        for k in (k for k in KS if k <= args.pool):
             grid = " ".join(f"w{w}:{top1(rows, k, w)}" for w in WEIGHTS)
             print(f"{name} k={k} gold in pool {sum(any(c[2] for c in row[:k]) for row in rows)} {grid}")
 
