@@ -2,12 +2,23 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+from deepresearch.evals.dataset import bundled_dataset
+
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "train_answer_choice.py"
+
+
+def load_script():
+    """The script as a module, to call its functions directly."""
+    spec = importlib.util.spec_from_file_location("train_answer_choice", SCRIPT)
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    return script
 
 
 def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
@@ -51,14 +62,7 @@ def test_positives_from_must_reach_below_the_pool(tmp_path):
 
 
 def test_positives_from_adds_the_gold_below_the_pool_to_training_sets_only():
-    import importlib.util
-
-    from deepresearch.evals.dataset import bundled_dataset
-
-    spec = importlib.util.spec_from_file_location("train_answer_choice", SCRIPT)
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
-    questions, corpus = bundled_dataset("demo")
+    script, (questions, corpus) = load_script(), bundled_dataset("demo")
     plain = script.examples(questions, corpus, limit=200, k=5, seed=0)
     held = 40
     grown = script.examples(questions, corpus, limit=200, k=5, seed=0, positives_from=50, plain=held)
@@ -82,14 +86,7 @@ def test_an_unknown_credit_is_named(tmp_path):
 
 
 def test_f1_credit_grades_the_same_pools_and_teaches_from_more_of_them():
-    import importlib.util
-
-    from deepresearch.evals.dataset import bundled_dataset
-
-    spec = importlib.util.spec_from_file_location("train_answer_choice", SCRIPT)
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
-    questions, corpus = bundled_dataset("demo")
+    script, (questions, corpus) = load_script(), bundled_dataset("demo")
     exact = script.examples(questions, corpus, limit=200, k=5, seed=0)
     graded = script.examples(questions, corpus, limit=200, k=5, seed=0, credit="f1")
     assert [ex.candidates for ex in graded] == [ex.candidates for ex in exact]
