@@ -172,7 +172,6 @@ def main() -> None:
     policy = scorer.policy
 
     bridge_top1: list[int] = []  # held-out bridge top-1, base then after every pass
-
     top1_f1: list[float] = []  # held-out summed F1 of the pick, base then after every pass
 
     def measure() -> int | None:
