@@ -74,8 +74,8 @@ def main(args: argparse.Namespace) -> None:
         if not verbatim:
             continue
         counts["verbatim"] += 1
-        lower = any(re.search(rf"(?<![\w]){re.escape(g)}(?![\w])", t) for g in golds for t in verbatim
-                    if g == g.lower() and re.search(rf"(?<![\w]){re.escape(g)}(?![\w])", t))
+        # the normalised gold is lowercase: found case-sensitively, it is written without a capital
+        lower = any(re.search(rf"(?<!\w){re.escape(g)}(?!\w)", t) for g in golds for t in verbatim)
         if not lower:
             continue
         counts["lowercase"] += 1
