@@ -230,7 +230,7 @@ def backward_choice(scorer: ChoiceScorer, batch: Sequence[ChoiceExample]) -> flo
 
 def top1_hits(scorer: ChoiceScorer, examples: Sequence[ChoiceExample]) -> int:
     """Questions whose best-scored candidate is correct (what the graph would answer, at T 0)."""
-    return round(sum(top1_rewards(scorer, examples, graded=False)))
+    return int(sum(top1_rewards(scorer, examples, graded=False)))  # R is 1 / 0 here
 
 
 def top1_rewards(scorer: ChoiceScorer, examples: Sequence[ChoiceExample], graded: bool = True) -> list[float]:

@@ -8,8 +8,8 @@ golds that are no span of `rank_candidates` there, it counts where the gold stan
   - lowercase: that run is written without a capital letter ("played as a goalkeeper");
 and whether a rule that proposes every run of 1-3 lowercase words (first and last no stop word) would hold it,
 with how many such phrases a question's gold documents give (what the re-ranker would have to sort through).
-It also counts the questions the rule would be routed to: "what/which <lowercase noun>" with no named type
-(city, film, ...), and how many of those have a lowercase gold.
+It also counts the questions the rule would be routed to: "what/which" before one of 40 class nouns (sport,
+position, type, ...; CLASS_Q), and how many of those have a lowercase gold.
 """
 
 from __future__ import annotations
