@@ -97,9 +97,10 @@ class AgentSettings(BaseModel):
     answer_pool: int = Field(
         5, ge=1, le=50, description="candidate answer spans (best by features) the policy's likelihood re-ranks"
     )
-    # Measured on the 100 pool dev questions: the 135M model's choice among the top three names named a
-    # gold document 8 times in 83, the best-ranked name 9 (one of the three: 22). "model" keeps the
-    # decision for training it; "rank" costs no LLM call and does not flip with a prompt's wording.
+    # Measured on the 100 pool dev questions when three names were offered (follow_up.BRIDGE_OPTIONS is 5 now):
+    # the 135M model's choice among them named a gold document 8 times in 83, the best-ranked name 9 (one of the
+    # three: 22). "model" keeps the decision for training it; "rank" costs no LLM call and does not flip with a
+    # prompt's wording.
     bridge_choice: Literal["rank", "model"] = Field(
         "rank", description="follow-up hop: search the best-ranked bridge name (rank) or let the model choose"
     )

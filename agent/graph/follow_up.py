@@ -29,7 +29,9 @@ from .reading import read_sentences
 from .schemas import BridgeOut, bridge_schema
 from .state import PlanStep, ResearchState, Usage
 
-BRIDGE_OPTIONS = 3  # names offered to the follow-up decision
+# Names offered to the follow-up decision. The rule takes the first whatever the count; an adapter trained for
+# the choice picks a name that leads on for 44 / 49 / 47 of 198 held-out train questions at 3 / 5 / 8 names.
+BRIDGE_OPTIONS = 5
 
 
 async def follow_up(state: ResearchState, runtime: Runtime[ResearchContext]) -> Command[
