@@ -19,7 +19,7 @@ from deepresearch.agent.graph.bridge_scoring import BRIDGE_TEMPLATE
 from deepresearch.agent.graph.events import BridgeChosen, read_events
 from deepresearch.agent.graph.evidence import normalise
 from deepresearch.agent.graph.executor import SOURCES_PER_CALL
-from deepresearch.agent.graph.follow_up import bridge_options
+from deepresearch.agent.graph.follow_up import BRIDGE_OPTIONS, bridge_options
 
 from .answer_choice import ChoiceExample
 from .simulated_evidence import SimulatedSearch
@@ -29,11 +29,13 @@ if TYPE_CHECKING:
     from deepresearch.tools.toolbox import Toolbox
 
 
-def bridge_example(search: SimulatedSearch, question: str, gold_doc_ids: Iterable[str]) -> ChoiceExample | None:
-    """The question's bridge names, each correct when its search finds a new gold document (None: no names)."""
+def bridge_example(search: SimulatedSearch, question: str, gold_doc_ids: Iterable[str],
+                   offered: int = BRIDGE_OPTIONS) -> ChoiceExample | None:
+    """The question's `offered` bridge names, each correct when its search finds a new gold document (None: no
+    names)."""
     docs = search.search(question)
     seen, golds = {d[0] for d in docs}, set(gold_doc_ids)
-    names = bridge_options(question, search.sentences(docs), {normalise(question)})
+    names = bridge_options(question, search.sentences(docs), {normalise(question)}, offered)
     if not names:
         return None
     correct = tuple(bool({d[0] for d in search.search(n.text)} & golds - seen) for n in names)

@@ -73,12 +73,13 @@ def option_steps(state: ResearchState, options: list[str], ctx: ResearchContext)
     return steps
 
 
-def bridge_options(question: str, sentences: list[EvidenceSentence], made: set[str]) -> list[Candidate]:
-    """The names offered as the bridge, best-ranked first: names of the sentences read that the run has not
-    searched yet (`made`, normalised). Training sets offer the same (train/bridge_examples.py)."""
-    ranked = rank_candidates(question, sentences, k=BRIDGE_OPTIONS + len(made), kind="name", weights=BRIDGE_W,
+def bridge_options(question: str, sentences: list[EvidenceSentence], made: set[str],
+                   offered: int = BRIDGE_OPTIONS) -> list[Candidate]:
+    """The `offered` names offered as the bridge, best-ranked first: names of the sentences read that the run has
+    not searched yet (`made`, normalised). Training sets offer the same (train/bridge_examples.py)."""
+    ranked = rank_candidates(question, sentences, k=offered + len(made), kind="name", weights=BRIDGE_W,
                              follow_links=False)
-    return [c for c in ranked if normalise(c.text) not in made][:BRIDGE_OPTIONS]
+    return [c for c in ranked if normalise(c.text) not in made][:offered]
 
 
 async def bridge_step(state: ResearchState, ctx: ResearchContext) -> tuple[PlanStep | None, Usage | None]:

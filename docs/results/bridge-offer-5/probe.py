@@ -27,17 +27,15 @@ Row = list[tuple[float, float, bool]]  # per name: (features, likelihood, leads 
 def scored_names(adapter: Path) -> list[Row]:
     import torch
     import train_answer_choice as script
-    from deepresearch.agent.graph import follow_up
     from deepresearch.agent.model.embedded_weights import embedded_model_dir
     from deepresearch.app.settings import load_settings
     from deepresearch.train import answer_choice as A
     from deepresearch.train.bridge_examples import bridge_example
     from deepresearch.train.simulated_evidence import free_form_train_questions
 
-    follow_up.BRIDGE_OPTIONS = MOST  # bridge_options reads it at call time
     search = script.simulated_search(script.POOL / "corpus.jsonl")
     sets = [ex for q in free_form_train_questions(script.POOL / "questions.jsonl", 0)[:QUESTIONS]
-            if (ex := bridge_example(search, q["question"], q.get("gold_doc_ids", [])))]
+            if (ex := bridge_example(search, q["question"], q.get("gold_doc_ids", []), offered=MOST))]
     scorer = A.ChoiceScorer.load(embedded_model_dir(load_settings().cache_dir), adapter)
     with torch.no_grad():
         return [[(c[2], (s - c[2]) / A.LIKELIHOOD_WEIGHT, ok)
