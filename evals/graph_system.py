@@ -58,7 +58,9 @@ def evidence_from_trace(store: TraceStore, run_id: str, tools: EvalTools) -> Tra
         if event.kind == "answer_scores":
             ranking = event_of(event.kind, event.payload)
             if isinstance(ranking, AnswerScored):
-                scored, candidates = True, None if ranking.error is not None else [c.text for c in ranking.candidates]
+                scored = True
+                if ranking.error is None:  # one ranking per hop's evidence when agent.bridge_hops > 1: their union
+                    candidates = list(dict.fromkeys([*(candidates or []), *(c.text for c in ranking.candidates)]))
             continue
         if event.kind == "llm":
             completion = Completion.model_validate(event.payload)

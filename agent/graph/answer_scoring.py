@@ -61,9 +61,10 @@ async def likelihoods(ctx: ResearchContext, template: str, question: str, candid
     return out
 
 
-async def rerank(ctx: ResearchContext, question: str, candidates: list[Candidate]) -> list[Candidate]:
-    """Candidates re-sorted by features + likelihood (unchanged when the backend cannot score)."""
-    if len(candidates) < 2:
+async def rerank(ctx: ResearchContext, question: str, candidates: list[Candidate], least: int = 2) -> list[Candidate]:
+    """Candidates re-sorted by features + likelihood (unchanged when the backend cannot score, or when there are
+    fewer than `least`: one candidate needs no ranking unless its score is compared with another pool's)."""
+    if len(candidates) < max(1, least):
         return candidates
     adapter = ctx.policy.adapter_for(ANSWER_ROLE)
     try:

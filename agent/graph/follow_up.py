@@ -44,11 +44,11 @@ async def follow_up(state: ResearchState, runtime: Runtime[ResearchContext]) -> 
         steps = option_steps(state, choices, runtime.context)
         if steps:
             return Command(goto="coordinator", update={"plan": steps})
-    step, usage = await bridge_step(state, runtime.context)
+    steps, usage = await bridge_steps(state, runtime.context)
     update: dict = {"usage": usage} if usage else {}
-    if step is None:
+    if not steps:
         return Command(goto="writer", update={**update, "stop_reason": "finished", "stop_detail": ""})
-    return Command(goto="coordinator", update={**update, "plan": [step]})
+    return Command(goto="coordinator", update={**update, "plan": steps})
 
 
 def searched(state: ResearchState) -> set[str]:
@@ -82,23 +82,26 @@ def bridge_options(question: str, sentences: list[EvidenceSentence], made: set[s
     return [c for c in ranked if normalise(c.text) not in made][:offered]
 
 
-async def bridge_step(state: ResearchState, ctx: ResearchContext) -> tuple[PlanStep | None, Usage | None]:
-    """The step that searches the bridge entity (None: no hop), and the usage of the choice's LLM call."""
+async def bridge_steps(state: ResearchState, ctx: ResearchContext) -> tuple[list[PlanStep], Usage | None]:
+    """The steps that search bridge entities (none: no hop), `agent.bridge_hops` of them at most, and the usage
+    of the choice's LLM call."""
     if answer_choices(state["question"]) is not None:
-        return None, None
+        return [], None
     sentences = read_sentences(state.get("sources", []), ctx.toolbox.source_text)
     offered = bridge_options(state["question"], sentences, searched(state))
     names = [c.text for c in offered]
     if not names:
-        return None, None
+        return [], None
     usage = None
     likelihood = await bridge_likelihoods(ctx, state["question"], offered)
     scores = [c.score + LIKELIHOOD_WEIGHT * ll for c, ll in zip(offered, likelihood, strict=True)] \
         if likelihood is not None else None
+    also: list[str] = []  # the further names searched when agent.bridge_hops > 1, best first
     if scores is not None:  # an adapter trained for this choice makes it
-        bridge = names[max(range(len(names)), key=scores.__getitem__)]
+        ranked = [names[i] for i in sorted(range(len(names)), key=lambda i: -scores[i])]
+        bridge, also = ranked[0], ranked[1:ctx.settings.bridge_hops]
     elif len(names) == 1 or ctx.settings.bridge_choice == "rank":
-        bridge = names[0]
+        bridge, also = names[0], names[1:ctx.settings.bridge_hops]
     else:
         findings = unique_findings(state.get("findings", []))[: ctx.settings.max_sources_in_prompt]
         try:
@@ -110,14 +113,16 @@ async def bridge_step(state: ResearchState, ctx: ResearchContext) -> tuple[PlanS
                 names=fence_untrusted("\n".join(f"- {n}" for n in names), source="the sources read in this run"),
             )
         except MalformedOutput:
-            return None, None
+            return [], None
         bridge = out.search
-    plan = state.get("plan", [])
-    step = PlanStep(id=max((s["id"] for s in plan), default=0) + 1, goal=f"find: {bridge}", tool="search",
-                    query=bridge, done_when="the missing fact is found", status="pending", round=-1, bridge=bridge)
+    first = max((s["id"] for s in state.get("plan", [])), default=0) + 1
+    steps = [PlanStep(id=first + i, goal=f"find: {name}", tool="search", query=name,
+                      done_when="the missing fact is found", status="pending", round=-1, bridge=name)
+             for i, name in enumerate([bridge, *also])]
     # What the trainer needs to score the names again (train/bridge_examples.py); likelihood 0 when unscored.
     logged = [ScoredCandidate(c.text, features=c.score, likelihood=round(ll, 4), quote=c.quote)
               for c, ll in zip(offered, likelihood or [0.0] * len(offered), strict=True)]
-    ctx.record(BridgeChosen(search=bridge, options=names, step=step, scores=scores or [], candidates=logged,
+    # One decision, the first name's: the trainer learns which name leads on from it (train/bridge_examples.py).
+    ctx.record(BridgeChosen(search=bridge, options=names, step=steps[0], scores=scores or [], candidates=logged,
                             read=list(dict.fromkeys(s["doc_id"] or s["url"] for s in state.get("sources", [])))))
-    return step, usage
+    return steps, usage

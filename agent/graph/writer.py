@@ -17,7 +17,7 @@ from langgraph.runtime import Runtime
 
 from .answer_form import NOT_FOUND, YES_NO, answer_choices
 from .answer_scoring import rerank
-from .candidates import Candidate, rank_candidates
+from .candidates import Candidate, EvidenceSentence, rank_candidates
 from .citations import check_citation
 from .comparison import choose_option
 from .context import MalformedOutput, ResearchContext
@@ -116,10 +116,24 @@ async def answer_options(state: ResearchState, ctx: ResearchContext) -> tuple[li
         if choices == YES_NO:  # a bare "no" is not a claim a quote supports: the points cite the evidence
             return [decided.option], []
         return [decided.option], [Candidate(decided.option, 0.0, decided.quote, 0, decided.url)]
-    bridges = [s["bridge"] for s in state.get("plan", []) if s.get("bridge")]
-    candidates = rank_candidates(question, sentences, k=ctx.settings.answer_pool, bridges=bridges)
-    candidates = (await rerank(ctx, question, candidates))[:ANSWER_OPTIONS]
+    hops = {s["id"]: s["bridge"] for s in state.get("plan", []) if s.get("bridge")}
+    if len(hops) < 2:
+        candidates = await reranked(ctx, question, sentences, list(hops.values()))
+    else:  # several hops at once (agent.bridge_hops): each hop's evidence ranked apart, the best-scored pick kept
+        sources = state.get("sources", [])
+        pools = [await reranked(ctx, question, read_sentences([s for s in sources if hops.get(s["step_id"], b) == b],
+                                                              ctx.toolbox.source_text), [b], compared=True)
+                 for b in dict.fromkeys(hops.values())]
+        candidates = max(pools, key=lambda pool: pool[0].score if pool else float("-inf"))
     return [c.text for c in candidates], candidates
+
+
+async def reranked(ctx: ResearchContext, question: str, sentences: list[EvidenceSentence], bridges: list[str],
+                   compared: bool = False) -> list[Candidate]:
+    """The best ANSWER_OPTIONS of the evidence's answer pool, by features + the policy's likelihood (`compared`:
+    a pool of one is scored too, so that its pick's score can be weighed against another pool's)."""
+    candidates = rank_candidates(question, sentences, k=ctx.settings.answer_pool, bridges=bridges)
+    return (await rerank(ctx, question, candidates, least=1 if compared else 2))[:ANSWER_OPTIONS]
 
 
 async def writer(state: ResearchState, runtime: Runtime[ResearchContext]) -> dict:

@@ -46,6 +46,12 @@ def test_bad_config_value_names_key_and_file(tmp_path):
     assert "agent.budget.max_rounds" in proc.stderr and str(cfg) in proc.stderr
 
 
+def test_a_bad_bridge_hops_value_is_one_clear_line(tmp_path):
+    proc = cli("ask", "q?", data_dir=tmp_path, timeout=120, env={"DEEPRESEARCH_AGENT__BRIDGE_HOPS": "0"})
+    assert proc.returncode == 2 and "agent.bridge_hops" in proc.stderr and "Traceback" not in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+
+
 def test_ask_with_the_embedded_model_writes_a_cited_report_and_a_complete_trace(tmp_path):
     env = {"DEEPRESEARCH_AGENT__BUDGET__MAX_ROUNDS": "1", "DEEPRESEARCH_AGENT__BUDGET__MAX_PLAN_STEPS": "1"}
     out = tmp_path / "result.json"
@@ -90,6 +96,24 @@ def test_the_readme_main_job_is_answered_from_its_evidence(tmp_path):
     answer_cite = result["citations"][0]
     assert answer_cite["verified"] and "1689" in answer_cite["quote"] and "Aphra Behn" in answer_cite["quote"]
     assert "**Answer:** 1689 [1]" in result["report"]
+
+
+def test_two_hops_at_once_search_two_bridge_names_and_keep_the_better_scored_answer(tmp_path):
+    # agent.bridge_hops = 2 on the README's question, the real model and the starter adapter: two names searched
+    # in the hop's round, each hop's evidence re-ranked apart, and the answer still the cited span.
+    out = tmp_path / "result.json"
+    proc = cli("ask", "--offline", "--auto-approve", "--json", "--out", str(out),
+               "In what year did the playwright who wrote The City Heiress die?", data_dir=tmp_path,
+               env={"DEEPRESEARCH_AGENT__BRIDGE_HOPS": "2"})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    result = json.loads(out.read_text())
+    store = TraceStore(tmp_path / "traces.db")
+    options = store.events(result["run_id"], "decision")[0].payload["options"]
+    searched = [e.payload["input"]["query"] for e in store.events(result["run_id"], "tool")
+                if e.payload["tool"] == "search"]
+    assert options[0] in searched and options[1] in searched
+    assert len(store.events(result["run_id"], "answer_scores")) == 2
+    assert result["answer"] == "1689" and result["citations"][0]["verified"]
 
 
 def test_runs_are_answered_by_the_published_adapter(tmp_path):

@@ -3,10 +3,12 @@ an adapter trained for the choice (agent/graph/follow_up.py, bridge_scoring.py).
 
 from __future__ import annotations
 
+import pytest
 from deepresearch.agent.config import AgentSettings, BudgetSettings
 from deepresearch.agent.graph.answer_scoring import ANSWER_ROLE
 from deepresearch.agent.graph.bridge_scoring import BRIDGE_ROLE
 from deepresearch.agent.model.policy import AdapterChoice, RunPolicy
+from pydantic import ValidationError
 
 from .conftest import agent_settings, default_script, first_matching, run, user_text
 from .fakes import ScriptedModel
@@ -83,3 +85,39 @@ async def test_by_default_the_hop_searches_the_best_ranked_bridge_name_without_a
     assert len(decision[0]["options"]) > 1 and bridges == [decision[0]["options"][0]] == [decision[0]["search"]]
     assert "Lovelace" not in bridges[0]
     assert model.calls("coordinator") == 0
+
+
+async def test_with_two_hops_both_best_names_are_searched_and_the_better_scored_pool_answers(toolbox, store):
+    model = ScriptedModel(default_script(("Ada Lovelace born",)))
+    model.scorer = lambda prompt, cand: -0.1 * len(cand)  # any scores that differ between candidates
+    settings = AgentSettings(budget=BudgetSettings(max_rounds=2), bridge_hops=2)
+    result = await run(model, toolbox, store, question=BRIDGE_QUESTION, settings=settings)
+    decision = store.events(result.run_id, "decision")
+    assert len(decision) == 1  # one decision, the first name's: what the trainer learns from
+    options = decision[0].payload["options"]
+    bridges = [s["bridge"] for s in result.plan if s.get("bridge")]
+    assert len(options) > 2 and bridges == options[:2] and decision[0].payload["search"] == options[0]
+    searches = [raw["query"] for name, raw in toolbox.invocations if name == "search"]
+    assert set(bridges) <= set(searches)
+    # Each hop's evidence is ranked apart; the answer is the pick whose features + likelihood score higher.
+    tops = [e.payload["candidates"][0] for e in store.events(result.run_id, "answer_scores")]
+    assert len(tops) == 2 and tops[0] != tops[1]
+    assert result.answer == max(tops, key=lambda c: c["features"] + c["likelihood"])["text"]
+    assert result.status == "finished"
+
+
+async def test_with_two_hops_a_pool_of_one_is_scored_too_so_that_the_pools_compare(toolbox, store):
+    for hops, rankings in ((1, 0), (2, 2)):  # one hop: a single candidate needs no score call, as before
+        model = ScriptedModel(default_script(("Ada Lovelace born",)))
+        model.scorer = lambda prompt, cand: -0.1 * len(cand)
+        settings = AgentSettings(budget=BudgetSettings(max_rounds=2), bridge_hops=hops, answer_pool=1)
+        result = await run(model, toolbox, store, question=BRIDGE_QUESTION, settings=settings)
+        scored = store.events(result.run_id, "answer_scores")
+        assert len(scored) == rankings and all(len(e.payload["candidates"]) == 1 for e in scored)
+        assert all(e.payload["candidates"][0]["likelihood"] < 0 for e in scored)
+
+
+def test_bridge_hops_must_be_between_one_and_the_names_offered():
+    for bad in (0, 6):
+        with pytest.raises(ValidationError):
+            AgentSettings(bridge_hops=bad)

@@ -66,7 +66,7 @@ def test_bridge_sets_hold_out_the_questions_the_answer_sets_hold_out():
 
 def hop(read: list[str], names: tuple[str, ...] = ("Dorset Garden", "Aphra Behn", "Thomas Betterton"),
         quote: str = "The City Heiress is a comedy by Aphra Behn, first staged at Dorset Garden.") -> BridgeChosen:
-    """A hop's `decision` event as the graph logs it (follow_up.bridge_step)."""
+    """A hop's `decision` event as the graph logs it (follow_up.bridge_steps)."""
     return BridgeChosen(search=names[0], options=list(names), read=read, candidates=[
         ScoredCandidate(n, features=1.0 - i / 10, likelihood=0.0, quote=quote) for i, n in enumerate(names)])
 
