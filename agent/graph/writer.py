@@ -118,18 +118,18 @@ async def answer_options(state: ResearchState, ctx: ResearchContext) -> tuple[li
         return [decided.option], [Candidate(decided.option, 0.0, decided.quote, 0, decided.url)]
     hops = {s["id"]: s["bridge"] for s in state.get("plan", []) if s.get("bridge")}
     if len(hops) < 2:
-        candidates = await reranked(ctx, question, sentences, list(hops.values()))
+        candidates = await best_of_pool(ctx, question, sentences, list(hops.values()))
     else:  # several hops at once (agent.bridge_hops): each hop's evidence ranked apart, the best-scored pick kept
-        sources = state.get("sources", [])
-        pools = [await reranked(ctx, question, read_sentences([s for s in sources if hops.get(s["step_id"], b) == b],
-                                                              ctx.toolbox.source_text), [b], compared=True)
-                 for b in dict.fromkeys(hops.values())]
+        sources, pools = state.get("sources", []), []
+        for b in dict.fromkeys(hops.values()):  # a hop's evidence: its own sources and every other step's but a hop's
+            own = read_sentences([s for s in sources if hops.get(s["step_id"], b) == b], ctx.toolbox.source_text)
+            pools.append(await best_of_pool(ctx, question, own, [b], compared=True))
         candidates = max(pools, key=lambda pool: pool[0].score if pool else float("-inf"))
     return [c.text for c in candidates], candidates
 
 
-async def reranked(ctx: ResearchContext, question: str, sentences: list[EvidenceSentence], bridges: list[str],
-                   compared: bool = False) -> list[Candidate]:
+async def best_of_pool(ctx: ResearchContext, question: str, sentences: list[EvidenceSentence], bridges: list[str],
+                       compared: bool = False) -> list[Candidate]:
     """The best ANSWER_OPTIONS of the evidence's answer pool, by features + the policy's likelihood (`compared`:
     a pool of one is scored too, so that its pick's score can be weighed against another pool's)."""
     candidates = rank_candidates(question, sentences, k=ctx.settings.answer_pool, bridges=bridges)
