@@ -64,7 +64,7 @@ async def likelihoods(ctx: ResearchContext, template: str, question: str, candid
 async def rerank(ctx: ResearchContext, question: str, candidates: list[Candidate], least: int = 2) -> list[Candidate]:
     """Candidates re-sorted by features + likelihood (unchanged when the backend cannot score, or when there are
     fewer than `least`: one candidate needs no ranking unless its score is compared with another pool's)."""
-    if len(candidates) < max(1, least):
+    if len(candidates) < least or not candidates:
         return candidates
     adapter = ctx.policy.adapter_for(ANSWER_ROLE)
     try:
