@@ -4,6 +4,7 @@ on the same held-out train questions as scripts/train_answer_choice.py.
     .venv/bin/python docs/results/adapter-soup/soup.py build --out SOUP A1 A2 A3   (A1:0.5 A2 A3: 1/2, 1/4, 1/4)
     .venv/bin/python docs/results/adapter-soup/soup.py compress --rank 32 --dtype bf16 --out SMALL SOUP
     .venv/bin/python docs/results/adapter-soup/soup.py measure SOUP [A1 …] [--bridges]
+    .venv/bin/python docs/results/adapter-soup/soup.py scale --factor 1.5 --out SCALED ADAPTER
 
 `build` writes one adapter whose weight change is exactly the (weighted) mean of the parts' changes: with part
 i's ΔW_i = s · B_i A_i (s = alpha / r, the same for every part; ranks may differ) and weight w_i (PATH:W; 1/N
@@ -17,6 +18,9 @@ not give that: each part started from its own random A. The parts must answer fo
 itself is never formed at full size. It prints the share of ‖ΔW‖² kept, module type by module type. With
 --dtype bf16 the factors are stored in bfloat16 (half the bytes; peft and vLLM cast them to the model's dtype
 on load): rank 32 in bf16 takes the bytes of rank 16 in fp32.
+
+`scale` writes a copy of an adapter whose weight change is ΔW times --factor: only alpha changes, so s = alpha / r
+does, and the factors and rank stay (session 59, `../shipped-defaults/`).
 
 `measure` loads each adapter on the base model and prints the held-out answer top-1 and the pick's summed F1
 (of --held-out questions, --seed's order: the script's defaults) and, with --bridges, the held-out bridge top-1,
@@ -134,6 +138,18 @@ def compress(src: Path, out: Path, rank: int, dtype: str) -> None:
           f"all {sum(kept.values()) / sum(total.values()):.3f}")
 
 
+def scale(src: Path, out: Path, factor: float) -> None:
+    import shutil
+
+    config = json.loads((src / CONFIG).read_text())
+    s = plain_scaling(src, config)
+    out.mkdir(parents=True, exist_ok=True)
+    for name in (WEIGHTS, "metadata.json"):
+        shutil.copyfile(src / name, out / name)
+    (out / CONFIG).write_text(json.dumps(config | {"lora_alpha": config["lora_alpha"] * factor}, indent=2))
+    print(f"{out}: ΔW × {factor:g} (alpha / r {s:g} → {s * factor:g})")
+
+
 def measure(adapters: list[Path], held_out: int, limit: int, seed: int, bridges: bool) -> None:
     import train_answer_choice as T
     from deepresearch.agent.model.embedded_weights import embedded_model_dir
@@ -172,6 +188,10 @@ def main() -> None:
     c.add_argument("--rank", type=int, required=True)
     c.add_argument("--dtype", choices=("fp32", "bf16"), default="fp32")
     c.add_argument("adapter", type=Path)
+    x = sub.add_parser("scale")
+    x.add_argument("--out", type=Path, required=True)
+    x.add_argument("--factor", type=float, required=True)
+    x.add_argument("adapter", type=Path)
     m = sub.add_parser("measure")
     m.add_argument("adapters", type=Path, nargs="+")
     m.add_argument("--held-out", type=int, default=200)
@@ -183,6 +203,10 @@ def main() -> None:
         if len(args.parts) < 2:
             sys.exit("error: a soup needs at least two adapters")
         build(args.out, part_weights(args.parts))
+    elif args.command == "scale":
+        if not args.factor > 0:
+            sys.exit("error: --factor must be positive")
+        scale(args.adapter, args.out, args.factor)
     elif args.command == "compress":
         compress(args.adapter, args.out, args.rank, args.dtype)
     else:
