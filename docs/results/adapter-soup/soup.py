@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -139,8 +140,6 @@ def compress(src: Path, out: Path, rank: int, dtype: str) -> None:
 
 
 def scale(src: Path, out: Path, factor: float) -> None:
-    import shutil
-
     config = json.loads((src / CONFIG).read_text())
     s = plain_scaling(src, config)
     out.mkdir(parents=True, exist_ok=True)
