@@ -142,10 +142,13 @@ def compress(src: Path, out: Path, rank: int, dtype: str) -> None:
 def scale(src: Path, out: Path, factor: float) -> None:
     config = json.loads((src / CONFIG).read_text())
     s = plain_scaling(src, config)
+    roles = json.loads((src / "metadata.json").read_text()).get("roles")
     out.mkdir(parents=True, exist_ok=True)
-    for name in (WEIGHTS, "metadata.json"):
-        shutil.copyfile(src / name, out / name)
+    shutil.copyfile(src / WEIGHTS, out / WEIGHTS)
     (out / CONFIG).write_text(json.dumps(config | {"lora_alpha": config["lora_alpha"] * factor}, indent=2))
+    # fresh metadata, as `build` writes: the source's origin and eval numbers are not this adapter's
+    (out / "metadata.json").write_text(json.dumps(
+        {"trainer": "scaled", "source": str(src), "factor": factor, "roles": roles}, indent=2))
     print(f"{out}: ΔW × {factor:g} (alpha / r {s:g} → {s * factor:g})")
 
 
