@@ -11,7 +11,6 @@ import sqlite3
 import time
 from pathlib import Path
 
-SQLITE_MAGIC = b"SQLite format 3\x00"
 # Auxiliary files SQLite keeps beside a WAL-mode database; they belong to it and move with it.
 COMPANIONS = ("-wal", "-shm", "-journal")
 
@@ -33,30 +32,18 @@ def is_corruption(exc: sqlite3.DatabaseError) -> bool:
     return type(exc) is sqlite3.DatabaseError  # older sqlite3 modules: corruption is the bare class
 
 
-def check_header(path: Path) -> None:
-    """Cheap start-up check: the file is empty (a new store) or starts like an SQLite database."""
-    try:
-        with path.open("rb") as fh:
-            head = fh.read(100)
-    except FileNotFoundError:
-        return
-    if head and (len(head) < 100 or not head.startswith(SQLITE_MAGIC)):
-        raise TraceStoreCorrupt(path, "not an SQLite database: bad file header")
-
-
 def full_check(path: Path) -> str | None:
     """None when the database passes SQLite's integrity check, else the first problem (reads it all)."""
     if not path.exists():
         return None
     try:
-        check_header(path)
+        # Through SQLite alone: a plain open()/close() of the file would drop the POSIX locks that other
+        # connections of this process hold on it (see tools.sqlite_db).
         conn = sqlite3.connect(path, timeout=30)
         try:
             rows = conn.execute("PRAGMA quick_check").fetchall()
         finally:
             conn.close()
-    except TraceStoreCorrupt as exc:
-        return exc.reason
     except sqlite3.DatabaseError as exc:
         if is_corruption(exc):
             return str(exc)

@@ -1,8 +1,6 @@
-"""Trace store schema and its migrations. `PRAGMA user_version` holds the applied version."""
+"""Trace store schema and its migrations (applied by tools.sqlite_db.migrate; `PRAGMA user_version` counts them)."""
 
 from __future__ import annotations
-
-import sqlite3
 
 # Each entry moves the schema from version i to i + 1. Append only; never edit a shipped step.
 MIGRATIONS: list[str] = [
@@ -54,14 +52,3 @@ MIGRATIONS: list[str] = [
 
 SCHEMA_VERSION = len(MIGRATIONS)
 
-
-def migrate(conn: sqlite3.Connection) -> int:
-    """Apply pending migrations in one transaction each; return the resulting version."""
-    version = conn.execute("PRAGMA user_version").fetchone()[0]
-    if version > SCHEMA_VERSION:
-        raise RuntimeError(
-            f"trace store schema v{version} is newer than this deepresearch (v{SCHEMA_VERSION}); upgrade it"
-        )
-    for target in range(version + 1, SCHEMA_VERSION + 1):
-        conn.executescript(f"BEGIN;\n{MIGRATIONS[target - 1]}\nPRAGMA user_version = {target};\nCOMMIT;")
-    return SCHEMA_VERSION

@@ -17,12 +17,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from deepresearch.tools import sqlite_db
 from deepresearch.tools.base import ToolOutcome
 
-from .health import TraceStoreCorrupt, check_header, is_corruption
+from .health import TraceStoreCorrupt, is_corruption
 from .records import LLMCall, RunRecord, TraceEvent
 from .redact import redact_secrets
-from .schema import migrate
+from .schema import MIGRATIONS
 
 
 def _dumps(value: Any) -> str:
@@ -48,17 +49,18 @@ class TraceStore:
 
     def __init__(self, path: Path):
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        check_header(self.path)
         self._lock = threading.Lock()
-        # autocommit (isolation_level=None): each statement is its own durable transaction.
-        self._conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=30)
+        # Never open() this file outside SQLite: closing that descriptor would drop SQLite's locks (sqlite_db).
+        try:
+            self._conn = sqlite_db.connect(self.path)  # autocommit: each statement is its own durable transaction
+        except sqlite3.DatabaseError as exc:
+            if is_corruption(exc):
+                raise TraceStoreCorrupt(self.path, str(exc)) from None
+            raise
         try:
             with self._db() as db:
-                db.execute("PRAGMA journal_mode=WAL")
-                db.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL survives process kills
                 db.execute("PRAGMA foreign_keys=ON")
-                migrate(db)  # reads the schema: a truncated file fails here, at start-up
+                sqlite_db.migrate(db, MIGRATIONS, name=str(self.path))  # reads the schema: a truncated file fails here
         except BaseException:
             self._conn.close()
             raise

@@ -15,6 +15,7 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
+from deepresearch.tools import sqlite_db
 from deepresearch.tools.index.documents import IndexHit, SourceDoc, StoredDoc, SyncReport
 from deepresearch.tools.index.query import fts_or_expression, name_phrases, query_terms
 
@@ -50,18 +51,17 @@ class BM25Store:
         path = directory / DB_FILE
         if not path.is_file() and not create:
             raise IndexNotFound(f"no index at {directory}")
-        directory.mkdir(parents=True, exist_ok=True)
         # One connection shared by threads (the local web serves from a thread pool); a lock serialises use.
-        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        self._db = sqlite_db.connect(path)
         self._lock = threading.Lock()
         self._df_cache: dict[str, int] = {}
         self._count_cache: int | None = None
         with self._lock:
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            exists = self._db.execute("SELECT 1 FROM sqlite_master WHERE name='docs'").fetchone()
-            if not exists:
-                self._db.executescript(_SCHEMA)
+            try:
+                sqlite_db.migrate(self._db, [_SCHEMA], name=str(path))  # idempotent: indexes made before v1 pass
+            except BaseException:
+                self._db.close()
+                raise
 
     def close(self) -> None:
         with self._lock:
@@ -91,14 +91,16 @@ class BM25Store:
         report = SyncReport()
         changed: list[StoredDoc] = []
         with self._lock:
-            existing = {
-                doc_id: (rowid, digest, src)
-                for rowid, doc_id, digest, src in self._db.execute("SELECT rowid, doc_id, hash, source FROM docs")
-            }
-            seen: set[str] = set()
             cur = self._db.cursor()
-            cur.execute("BEGIN")
+            # IMMEDIATE: what is already indexed is read under the write lock, so two processes syncing the same
+            # source (two first uses of the demo index) run one after the other instead of both inserting.
+            cur.execute("BEGIN IMMEDIATE")
             try:
+                existing = {
+                    doc_id: (rowid, digest, src)
+                    for rowid, doc_id, digest, src in cur.execute("SELECT rowid, doc_id, hash, source FROM docs")
+                }
+                seen: set[str] = set()
                 for doc in docs:
                     if doc.id in seen:
                         report.skipped.append(f"{doc.id}: duplicate id in {source}")

@@ -3,23 +3,21 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 import threading
 import time
 from pathlib import Path
 
+from deepresearch.tools import sqlite_db
 from deepresearch.tools.search.types import SearchHit
 
 
 class SearchCache:
     def __init__(self, path: Path, *, ttl_s: float, max_entries: int):
-        path.parent.mkdir(parents=True, exist_ok=True)
         self.ttl_s = ttl_s
         self.max_entries = max_entries
-        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        self._db = sqlite_db.connect(path)
         self._lock = threading.Lock()
         with self._lock:
-            self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute(
                 "CREATE TABLE IF NOT EXISTS hits(backend TEXT, query TEXT, k INTEGER, stored REAL, hits TEXT,"
                 " PRIMARY KEY(backend, query, k))"
