@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from deepresearch.evals.calibration import CurvePoint, coverage_precision
 from deepresearch.evals.metrics import bootstrap_ci
 from deepresearch.evals.results import QuestionResult
 from pydantic import BaseModel, Field
@@ -29,6 +30,12 @@ METRICS: dict[str, Extractor] = {
     # Of the runs whose evidence held the answer, the share answered exactly: how well evidence becomes answers.
     "conversion": lambda r: r.scores.em if r.scores.found_in_evidence == 1.0 else None,
     "leakage": lambda r: None if r.output.leaked is None else float(r.output.leaked),
+    # Trust: how much it answers, how often it is right when it does, and how it treats what cannot be answered.
+    "answered": lambda r: r.scores.answered,
+    "precision_answered": lambda r: r.scores.em if r.scores.answered and not r.unanswerable else None,
+    "abstained_answerable": lambda r: None if r.unanswerable else 1.0 - r.scores.answered,
+    "not_found_unanswerable": lambda r: 1.0 - r.scores.answered if r.unanswerable else None,
+    "wrong_verified": lambda r: r.scores.wrong_verified,
     "tool_calls": lambda r: float(r.output.tool_calls),
     "llm_tokens": lambda r: float(r.output.llm_tokens),
     "wall_s": lambda r: r.output.wall_s,
@@ -51,6 +58,8 @@ class MetricCI(BaseModel):
 class SystemSummary(BaseModel):
     n: int
     metrics: dict[str, MetricCI]
+    # Answers sorted by the system's own confidence: precision at each coverage (empty: no confidence recorded).
+    curve: list[CurvePoint] = Field(default_factory=list)
     by_type: dict[str, dict[str, MetricCI]] = Field(default_factory=dict)
     by_source: dict[str, dict[str, MetricCI]] = Field(default_factory=dict)
 
@@ -98,6 +107,7 @@ def summarize(
             metrics={m: _ci([fn(r) for r in rows], **ci) for m, fn in METRICS.items()},
             by_type=_group(rows, lambda r: r.qtype, **ci),
             by_source=_group(rows, lambda r: r.source, **ci),
+            curve=coverage_precision(rows),
         )
         for name, rows in by_system.items()
     }

@@ -9,6 +9,7 @@ Public API (kept small on purpose; the trainer imports it):
     citation_precision_recall(cited_ids, gold_ids) -> (precision, recall) | (None, None)
     verified_share(flags) -> float | None              share of citations that passed verification
     answer_in_text(texts, golds) -> bool               found-in-corpus: does evidence contain an answer
+    is_abstention(answer) -> bool                      "not found" (or nothing): the system declined to answer
     bootstrap_ci(values, seed, ...) -> Interval        mean with a seeded percentile-bootstrap interval
     paired_bootstrap_diff(a, b, seed, ...) -> Interval mean(b - a) with a paired interval
 
@@ -30,6 +31,9 @@ import numpy as np
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 _PUNCTUATION = frozenset(string.punctuation)
 YES_NO = frozenset({"yes", "no"})
+# What the product answers when nothing it read answers the question; a question set marks a question whose answer
+# is in no document (unanswerable) with this gold answer, so an honest abstention scores EM 1 there.
+NOT_FOUND = "not found"
 
 
 def normalize_answer(text: str) -> str:
@@ -38,6 +42,11 @@ def normalize_answer(text: str) -> str:
     text = "".join(ch for ch in text if ch not in _PUNCTUATION)
     text = _ARTICLES.sub(" ", text)
     return " ".join(text.split())
+
+
+def is_abstention(answer: str | None) -> bool:
+    """The system said it did not find the answer ("not found", "Not found.") or said nothing."""
+    return normalize_answer(answer or "") in {"", NOT_FOUND}
 
 
 def _as_list(golds: str | Sequence[str]) -> list[str]:

@@ -3,6 +3,7 @@
     metrics.png   quality metrics per system, bars with their bootstrap intervals
     cost.png      F1 against LLM tokens per question, one point per system, both with intervals
     by_type.png   F1 per question type and system, with intervals
+    coverage.png  precision against coverage, answers sorted by each system's confidence (when it reports one)
 """
 
 from __future__ import annotations
@@ -97,9 +98,30 @@ def plot_by_type(summary: EvalSummary, path: Path, metric: str = "f1") -> Path:
     return path
 
 
+def plot_coverage(summary: EvalSummary, path: Path) -> Path:
+    fig, ax = plt.subplots(figsize=(6.5, 4.5))
+    for name, s in summary.systems.items():
+        if s.curve:
+            ax.plot([p.coverage for p in s.curve], [p.precision for p in s.curve], marker="o", label=name)
+    ax.set_xlabel("coverage (share of answerable questions answered, surest first)")
+    ax.set_ylabel("precision (EM when answered)")
+    ax.set_xlim(0, 1.02)
+    ax.set_ylim(0, 1.05)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    ax.set_title("coverage and precision")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
 def write_plots(summary: EvalSummary, out_dir: Path) -> list[Path]:
-    return [
+    paths = [
         plot_metrics(summary, out_dir / "metrics.png"),
         plot_cost(summary, out_dir / "cost.png"),
         plot_by_type(summary, out_dir / "by_type.png"),
     ]
+    if any(s.curve for s in summary.systems.values()):
+        paths.append(plot_coverage(summary, out_dir / "coverage.png"))
+    return paths

@@ -26,6 +26,9 @@ METRIC_LABELS = {
     "among_candidates": "answer among the re-ranker's candidates",
     "conversion": "conversion (EM when in evidence)",
     "leakage": "few-shot leakage",
+    "answered": "answered (not \"not found\")", "precision_answered": "precision when answered (EM)",
+    "abstained_answerable": "\"not found\" on answerable", "not_found_unanswerable": "\"not found\" on unanswerable",
+    "wrong_verified": "wrong answer shown with a verified citation",
     "tool_calls": "tool calls / q", "llm_tokens": "LLM tokens / q", "wall_s": "wall s / q",
     "budget_stop": "budget stops", "loop_stop": "loop stops", "error": "errors",
 }
@@ -76,6 +79,7 @@ def render_markdown(summary: EvalSummary, header_lines: list[str], plots: list[P
         digits = DIGITS.get(metric, 3)
         rows.append([METRIC_LABELS[metric], *(format_ci(summary.metric(s, metric), digits) for s in systems)])
     lines += _table(["metric", *systems], rows)
+    lines += _curves(summary)
     for attr in ("by_type", "by_source"):
         for metric in ("em", "f1"):
             lines += ["", f"## {METRIC_LABELS[metric]} by {attr.removeprefix('by_')}", ""]
@@ -83,6 +87,19 @@ def render_markdown(summary: EvalSummary, header_lines: list[str], plots: list[P
     if plots:
         lines += ["", "## Plots", ""] + [f"![{p.stem}]({p.name})" for p in plots]
     return "\n".join(lines) + "\n"
+
+
+def _curves(summary: EvalSummary) -> list[str]:
+    """Per system with a recorded confidence: precision as the least confident answers are left out."""
+    lines: list[str] = []
+    for name, system in summary.systems.items():
+        if not system.curve:
+            continue
+        lines += ["", f"## Coverage and precision: {name} (answers sorted by its confidence)", ""]
+        lines += _table(["coverage", "answered", "precision", "right answers kept", "confidence ≥"], [
+            [f"{p.coverage:.2f}", str(p.answered), f"{p.precision:.3f}", f"{p.right_kept:.3f}", f"{p.threshold:.3f}"]
+            for p in system.curve])
+    return lines
 
 
 def _header(out_dir: Path) -> list[str]:

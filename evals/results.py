@@ -14,6 +14,7 @@ from deepresearch.evals.metrics import (
     answer_in_text,
     citation_precision_recall,
     exact_match,
+    is_abstention,
     verified_share,
 )
 from deepresearch.evals.scored_run import answer_scores
@@ -58,6 +59,10 @@ class SystemOutput(BaseModel):
     leaked: bool | None = Field(
         None, description="a prompt's few-shot example surfaced in an output (graph runs only; None: not checked)"
     )
+    confidence: float | None = Field(
+        None, description="the system's own confidence in its answer, higher = surer (graph runs only; None: "
+        "not recorded); the coverage-precision curve sorts answers by it"
+    )
 
     @property
     def cited_doc_ids(self) -> list[str]:
@@ -80,6 +85,10 @@ class QuestionScores(BaseModel):
     # The gold among the re-ranker's candidates: what a perfect answer choice would reach. None: yes/no
     # question, or not recorded.
     among_candidates: float | None = None
+    answered: float = 1.0  # 0: the system said "not found" (or nothing)
+    # A wrong answer shown as verified: answered, not right, and its own citation passed the check. The failure a
+    # reader cannot see: it looks exactly like a right answer.
+    wrong_verified: float = 0.0
 
 
 class QuestionResult(BaseModel):
@@ -100,6 +109,11 @@ class QuestionResult(BaseModel):
     def key(self) -> tuple[str, str]:
         return self.system, self.question_id
 
+    @property
+    def unanswerable(self) -> bool:
+        """The question set says no document holds the answer (gold "not found")."""
+        return bool(self.gold) and is_abstention(self.gold[0])
+
 
 def score_output(question: EvalQuestion, output: SystemOutput) -> QuestionScores:
     yes_no = question.is_yes_no
@@ -110,6 +124,8 @@ def score_output(question: EvalQuestion, output: SystemOutput) -> QuestionScores
     if not yes_no and output.evidence is not None:
         found = float(answer_in_text(output.evidence, question.golds))
     em, f1_score = answer_scores(output.answer, question)  # as run_scored scores a graph run
+    answered = not is_abstention(output.answer)
+    answer_cited = any(c.verified and c.claim.strip() == output.answer.strip() for c in output.citations)
     return QuestionScores(
         em=em,
         f1=f1_score,
@@ -122,6 +138,8 @@ def score_output(question: EvalQuestion, output: SystemOutput) -> QuestionScores
         found_in_evidence=found,
         offered=_among(output.answer_options, question, yes_no),
         among_candidates=_among(output.answer_candidates, question, yes_no),
+        answered=float(answered),
+        wrong_verified=float(answered and em == 0.0 and answer_cited),
     )
 
 
