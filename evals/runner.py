@@ -37,6 +37,7 @@ from deepresearch.evals.dataset import (
     load_questions,
     select_questions,
 )
+from deepresearch.evals.docs_corpus import resolve_gold_ids
 from deepresearch.evals.manifest import EvalManifest, EvalMismatch, file_sha256, open_manifest
 from deepresearch.evals.report import summarize_dir
 from deepresearch.evals.results import QuestionResult, make_result
@@ -164,6 +165,7 @@ def plan_eval(
     all_questions = load_questions(questions)
     docs = load_corpus(corpus) if corpus is not None else None
     if docs is not None:
+        all_questions = resolve_gold_ids(all_questions, {d.id for d in docs})
         check_gold_ids(all_questions, {d.id for d in docs}, questions)
     chosen = select_questions(all_questions, split=split, limit=limit, seed=seed)
     wanted = EvalManifest(

@@ -25,6 +25,7 @@ eval_app = typer.Typer(
   deepresearch eval --dataset demo --split dev --limit 20 --system closed-book,graph --out out/base
   deepresearch eval --questions qa.jsonl --corpus corpus.jsonl --split dev --limit 50 --system graph --out out/base
   deepresearch eval --questions qa.jsonl --corpus corpus.jsonl --system closed-book,retrieve,graph --out out/all
+  deepresearch eval --questions my-questions.jsonl --docs ~/notes --system graph --out out/notes
   deepresearch eval compare out/base out/trained
   deepresearch eval report out/base
 Dataset format: docs/evals.md. A killed eval resumes where it stopped (same --out).""",
@@ -107,6 +108,9 @@ def run(
     corpus: Path | None = typer.Option(None, "--corpus", help="corpus.jsonl; indexed and served locally for the run"),
     dataset: str | None = typer.Option(None, "--dataset", help="a bundled QA set with its corpus, instead of "
                                        "--questions/--corpus: demo"),
+    docs: Path | None = typer.Option(None, "--docs", help="a folder of your documents (md, txt, html, pdf, csv) as "
+                                     "the corpus, instead of --corpus; gold_doc_ids are file paths inside it"),
+    index: str | None = typer.Option(None, "--index", help="a built local index as the corpus, instead of --corpus"),
     system: list[str] = typer.Option(
         [], "--system", help="closed-book | retrieve | agent-loop | graph (repeat, or comma-separate)"
     ),
@@ -137,6 +141,10 @@ def run(
         raise fail("--questions FILE or --dataset NAME is required (or use `deepresearch eval compare A B`)")
     if out_dir is None:
         raise fail("--out DIR is required (results are written and resumed there)")
+    if sum(x is not None for x in (corpus, docs, index)) > 1:
+        raise fail("give one corpus: --corpus FILE, --docs FOLDER or --index NAME")
+    if docs is not None or index is not None:
+        corpus = _corpus_of(docs, index, out_dir)
     systems = _systems(system)
     if not systems:
         raise fail("--system is required: closed-book, retrieve, agent-loop or graph")
@@ -169,6 +177,33 @@ def run(
     out.print(f"report: {paths.markdown}")
     for plot in paths.plots:
         out.print(f"plot:   {plot}")
+
+
+def _corpus_of(docs: Path | None, index: str | None, out_dir: Path) -> Path:
+    """--docs / --index as a corpus.jsonl in the eval's directory (docs/evals.md, "Your own documents")."""
+    from deepresearch.evals.dataset import DatasetError
+    from deepresearch.evals.docs_corpus import CORPUS_FILE, corpus_from_folder, corpus_from_index
+
+    settings = get_settings()
+    try:
+        if docs is not None:
+            path, skipped = corpus_from_folder(docs, out_dir / CORPUS_FILE,
+                                               max_file_bytes=settings.tools.index.max_file_bytes)
+            for reason in skipped:
+                err.print(f"skipped: {reason}", markup=False, highlight=False)
+            return path
+        from deepresearch.tools.index.registry import IndexRegistry
+        from deepresearch.tools.index.store import IndexNotFound
+
+        registry = IndexRegistry(settings.tools)
+        try:
+            return corpus_from_index(registry.open(str(index)), str(index), out_dir / CORPUS_FILE)
+        except (IndexNotFound, ValueError) as exc:
+            raise fail(f"--index: {exc}") from None
+        finally:
+            registry.close()
+    except DatasetError as exc:
+        raise fail(str(exc)) from None
 
 
 async def _execute(

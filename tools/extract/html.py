@@ -6,6 +6,7 @@ import re
 from urllib.parse import urldefrag, urljoin
 
 import lxml.html
+from deepresearch.tools.extract.tables import html_tables_as_rows
 from pydantic import BaseModel
 
 _SPACES = re.compile(r"[ \t\u00a0]+")
@@ -72,6 +73,9 @@ def extract_html(html: str, url: str, *, max_links: int = 100) -> ExtractedPage:
     import trafilatura  # on first use: ~0.1 s of every start-up otherwise
 
     doc = _parse(html)
+    if doc is not None and doc.find(".//table") is not None:
+        html_tables_as_rows(doc)  # a row per line: cells stay with their row, the next paragraph stays apart
+        html = lxml.html.tostring(doc, encoding="unicode")
     text = trafilatura.extract(
         html, url=url, include_comments=False, include_tables=True, favor_recall=True, deduplicate=False
     )

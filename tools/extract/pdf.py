@@ -17,6 +17,18 @@ class PdfError(ValueError):
     pass
 
 
+def _page_text(page: object) -> str:
+    """A page's text with its layout kept long enough to find its tables (rows become pipe rows); a page the
+    layout reader cannot handle is read plainly."""
+    from deepresearch.tools.extract.tables import layout_tables_as_rows
+
+    try:
+        laid_out = page.extract_text(extraction_mode="layout")  # type: ignore[attr-defined]
+    except (*UNREADABLE_PDF, ZeroDivisionError):
+        return (page.extract_text() or "").strip()  # type: ignore[attr-defined]
+    return layout_tables_as_rows(laid_out or "").strip()
+
+
 def pdf_to_text(data: bytes, *, max_chars: int | None = None) -> tuple[str, str]:
     """(title, text) of a PDF; pages are separated by blank lines. Raises PdfError when unreadable."""
     from pypdf import PdfReader
@@ -31,7 +43,7 @@ def pdf_to_text(data: bytes, *, max_chars: int | None = None) -> tuple[str, str]
         parts: list[str] = []
         total = 0
         for page in reader.pages:
-            text = (page.extract_text() or "").strip()
+            text = _page_text(page)
             parts.append(text)
             total += len(text)
             if max_chars is not None and total >= max_chars:
