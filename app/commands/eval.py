@@ -28,6 +28,7 @@ eval_app = typer.Typer(
   deepresearch eval --questions my-questions.jsonl --docs ~/notes --system graph --out out/notes
   deepresearch eval compare out/base out/trained
   deepresearch eval report out/base
+  deepresearch eval unanswerable --questions qa.jsonl --corpus corpus.jsonl --split dev --limit 40 --out out/unans
 Dataset format: docs/evals.md. A killed eval resumes where it stopped (same --out).""",
 )
 
@@ -267,6 +268,29 @@ def compare(
     if out_file is not None:
         body = comparison.model_dump_json(indent=2) if out_file.suffix == ".json" else text
         out_file.write_text(body, encoding="utf-8")
+
+
+@eval_app.command("unanswerable")
+def unanswerable(
+    questions: Path = typer.Option(..., "--questions", help="an answerable questions.jsonl"),
+    corpus: Path = typer.Option(..., "--corpus", help="its corpus.jsonl"),
+    out_dir: Path = typer.Option(..., "--out", help="writes questions.jsonl and corpus.jsonl here"),
+    split: str | None = typer.Option(None, "--split", help="only questions of this split, e.g. train or dev"),
+    limit: int = typer.Option(40, "--limit", help="questions to make unanswerable"),
+    seed: int = typer.Option(0, "--seed", help="question order"),
+) -> None:
+    """Make unanswerable questions: each one's answer taken out of the corpus, gold answer "not found"."""
+    from deepresearch.evals.dataset import DatasetError
+    from deepresearch.evals.unanswerable import make_unanswerable
+
+    if limit < 1:
+        raise fail(f"--limit must be at least 1 (got {limit})")
+    try:
+        made = make_unanswerable(questions, corpus, out_dir, split=split, limit=limit, seed=seed)
+    except DatasetError as exc:
+        raise fail(str(exc)) from None
+    out.print(f"{made.kept} unanswerable questions ({made.skipped} skipped), {made.removed_docs} documents taken "
+              f"out: {made.questions}, {made.corpus}", markup=False, highlight=False)
 
 
 @eval_app.command("report")
