@@ -1,0 +1,167 @@
+"""A document's reading units, following its structure: sentences of prose, table rows with their header, list
+items, "Key: value" lines, each with the heading it stands under.
+
+Wikipedia paragraphs are one run of prose, and sentences are the right unit there. A person's notes are not: a
+table row read into the sentence before it, or the paragraph after a table read into its last row, gives a
+400-character "sentence" whose part names answer nothing. Here a pipe row (`| KMC X11-EL | 118 |`: how tables
+come out of HTML, CSV and PDF files, tools/extract/tables.py) is one unit and knows its columns' names; a list
+item or a short line with no closing punctuation (a heading) stands alone; lines hard-wrapped inside a sentence
+(PDF text) are joined back. Every unit's text is verbatim from the source, so a quote of it is found there.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+UnitKind = Literal["sentence", "row", "item", "field"]
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
+# A full stop that ends an initial or a title does not end the sentence: "M. Night Shyamalan",
+# "directed by F. Javier Gutiérrez", "Dr. Norman Borlaug" (split there, a name is lost in two halves).
+_ABBREVIATION_END = re.compile(r"(?:^|[\s(\"'])(?:[A-Z]|Dr|Mr|Mrs|Ms|Mt|St|Jr|Sr|Prof|Gen|Col|Capt|Lt|Sgt|Rev|Gov|"
+                               r"Sen|Rep|Hon|Fr|No|no|Nr|nr|Vol|vs|ca|c|approx|incl|excl|e\.g|i\.e|cf|Fig|fig)\.$")
+_ITEM = re.compile(r"^\s*(?:[-*•·]|\d{1,2}[.)])\s+\S")
+_MD_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$")
+# "Weekend workshop lead: Tomasz Wierzbicki": a key of one to four words, then its value.
+_FIELD = re.compile(r"^(?:[-*•·]\s+)?([A-Z][\w/&'’()\-]*(?: [\w/&'’()\-]+){0,3}?)\s*:\s+(\S.*)$")
+_NOT_KEY = frozenset({"is", "are", "was", "were", "they", "we", "it", "he", "she", "this", "that", "there"})
+_CLOSED = re.compile(r"[.!?:;)\]\"'”’]$")
+# A log line opens with its date (and time): "2024-04-20 13:50 TW ...", "30/08/2024 | 19:30 | ...". Each is one unit.
+_STAMPED = re.compile(r"^\s*(?:\d{4}-\d{2}-\d{2}|\d{1,2}/\d{1,2}/\d{2,4}|\d{1,2}\.\d{1,2}\.\d{4})\b")
+MIN_CHARS = 12
+MAX_CHARS = 400
+
+
+@dataclass(frozen=True)
+class Unit:
+    text: str  # verbatim from the source
+    kind: UnitKind = "sentence"
+    header: tuple[str, ...] = ()  # a table row: its columns' names, in order
+    heading: str = ""  # the heading it stands under ("" at the top of the document)
+    key: str = ""  # a "Key: value" line: its key
+
+    @property
+    def cells(self) -> tuple[str, ...]:
+        return _row_cells(self.text) if self.kind == "row" else ()
+
+
+def _is_pipe_row(line: str) -> bool:
+    """`| a | b |`, or `a | b | c` (a text file's table: three or more cells)."""
+    s = line.strip()
+    return (s.startswith("|") and s.endswith("|") and s.count("|") >= 3) or s.count(" | ") >= 2
+
+
+def _row_cells(line: str) -> tuple[str, ...]:
+    s = line.strip()
+    if s.startswith("|") and s.endswith("|"):
+        s = s[1:-1]
+    return tuple(c.strip() for c in s.split("|"))
+
+
+def _is_separator(line: str) -> bool:
+    return all(re.fullmatch(r":?-{2,}:?", c) for c in _row_cells(line))
+
+
+def _heading_like(line: str, next_line: str) -> bool:
+    """A short line with no closing punctuation before a line that starts a new sentence, table or item."""
+    words = line.split()
+    return (0 < len(words) <= 8 and len(line) <= 60 and not _CLOSED.search(line)
+            and (not next_line or next_line[:1].isupper() or next_line[:1].isdigit() or next_line.startswith("|")
+                 or _ITEM.match(next_line) is not None))
+
+
+def read_units(text: str) -> list[Unit]:
+    """The units of a document's text, in order."""
+    lines = [line.rstrip() for line in text.replace("\r\n", "\n").split("\n")]
+    units: list[Unit] = []
+    heading, header, pending = "", (), ()  # pending: a lone header line whose rows come later ("date | time | ...")
+    prose: list[str] = []
+    item = [False]  # the prose being gathered opened with a list marker
+
+    def flush() -> None:
+        if prose:
+            units.extend(_prose_units(" ".join(prose), heading, "item" if item[0] else "sentence"))
+            prose.clear()
+        item[0] = False
+
+    for i, raw in enumerate(lines):
+        line = raw.strip()
+        nxt = next((ln.strip() for ln in lines[i + 1:] if ln.strip()), "")
+        if not line:
+            flush()
+            continue
+        if _is_pipe_row(line):
+            flush()
+            if _is_separator(line):
+                continue
+            cells = _row_cells(line)
+            starts_block = not (i and _is_pipe_row(lines[i - 1].strip()))
+            if starts_block or len(cells) != len(header):
+                if len(cells) == len(pending) and _has_digits(cells):
+                    header = pending  # rows under a header that stands apart
+                else:
+                    header = pending = cells  # the first row of a table names its columns
+                    continue
+            units.append(Unit(line, "row", header=header, heading=heading))
+            continue
+        header = ()
+        if m := _MD_HEADING.match(line):
+            flush()
+            heading = m.group(1)
+            continue
+        if _STAMPED.match(line):
+            flush()
+            units.extend(_prose_units(line, heading, "sentence", whole=True))
+            continue
+        if not prose and _heading_like(line, nxt):
+            heading = line
+            continue
+        if _ITEM.match(line):
+            flush()
+            prose.append(line)
+            item[0] = True
+            if _CLOSED.search(line) or not nxt[:1].islower():
+                flush()
+            continue
+        prose.append(line)
+        if (_CLOSED.search(line) and not nxt[:1].islower()) or _ITEM.match(nxt) or _is_pipe_row(nxt):
+            flush()
+    flush()
+    return units
+
+
+def _has_digits(cells: tuple[str, ...]) -> bool:
+    return any(any(ch.isdigit() for ch in c) for c in cells)
+
+
+def _prose_units(paragraph: str, heading: str, kind: UnitKind = "sentence", *, whole: bool = False) -> list[Unit]:
+    """The sentences of a paragraph (`whole`: the paragraph is one unit, as a log line is)."""
+    out: list[Unit] = []
+    text = " ".join(paragraph.split())
+    for sent in [text] if whole else _joined_after_abbreviations(_SENTENCE_END.split(text)):
+        sent = sent.strip()
+        while len(sent) > MAX_CHARS:  # very long runs are cut so every option stays quotable
+            cut = sent.rfind(" ", 0, MAX_CHARS)
+            cut = cut if cut > MAX_CHARS // 2 else MAX_CHARS
+            out.append(Unit(sent[:cut].strip(), kind, heading=heading))
+            sent = sent[cut:].strip()
+        if len(sent) >= MIN_CHARS:
+            m = _FIELD.match(sent.replace("**", "").replace("__", ""))
+            if m and not _NOT_KEY & set(m.group(1).lower().split()):
+                out.append(Unit(sent, "field", heading=heading, key=m.group(1).strip()))
+            else:
+                out.append(Unit(sent, kind, heading=heading))
+        kind = "sentence" if kind == "item" else kind  # an item's later sentences are plain sentences
+    return out
+
+
+def _joined_after_abbreviations(pieces: list[str]) -> list[str]:
+    out: list[str] = []
+    for piece in pieces:
+        if out and _ABBREVIATION_END.search(out[-1]):
+            out[-1] = f"{out[-1]} {piece}"
+        else:
+            out.append(piece)
+    return out
