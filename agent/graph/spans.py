@@ -10,18 +10,35 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-AnswerKind = Literal["date", "number", "name"]
+AnswerKind = Literal["date", "number", "name", "code", "place"]
 
 _MONTHS = ("January|February|March|April|May|June|July|August|September|October|November|December|"
            "Jan\\.?|Feb\\.?|Mar\\.?|Apr\\.?|Jun\\.?|Jul\\.?|Aug\\.?|Sep\\.?|Sept\\.?|Oct\\.?|Nov\\.?|Dec\\.?")
+_DAY = r"\d{1,2}(?:st|nd|rd|th)?"
 _DATE_PATTERNS = [
-    re.compile(rf"\b\d{{1,2}}\s+(?:{_MONTHS})\s+\d{{3,4}}\b"),  # 16 April 1689
+    re.compile(rf"\b{_DAY}\s*[–-]\s*{_DAY}\s+(?:{_MONTHS})\s+\d{{4}}\b"),  # 1–3 November 2024
+    re.compile(rf"\b{_DAY}\s+(?:{_MONTHS})\s+\d{{3,4}}\b"),  # 16 April 1689, 8th October 2024
     re.compile(rf"\b(?:{_MONTHS})\s+\d{{1,2}},?\s+\d{{3,4}}\b"),  # April 16, 1689
     re.compile(rf"\b(?:{_MONTHS})\s+\d{{3,4}}\b"),  # April 1689
     re.compile(r"\b(?:1[0-9]|20)\d{2}s?\b"),  # 1689, 1960s
     re.compile(r"\b\d{1,4}\s?(?:BC|BCE|AD|CE)\b"),  # 323 BC
     re.compile(r"\b\d{1,2}(?:st|nd|rd|th)[\s-]+(?:-\s+)?century\b"),  # 19th century, "16th - century"
+    re.compile(r"\b\d{4}-\d{2}-\d{2}\b"),  # 2024-04-02
+    re.compile(r"\b\d{1,2}/\d{1,2}/\d{4}\b"),  # 30/08/2024 (or 08/30/2024)
 ]
+# Identifiers, codes and part numbers: letters and digits mixed ("GZ7731184K", "D4MC-5020", "CL555R", "v2.3.1"),
+# hex ("0x5A"), MAC and IP addresses. A name span may hold one ("KMC CL555R"); this is the code alone.
+_CODE = re.compile(r"(?<![\w:.\-])(?:"
+                   r"(?:[0-9A-Fa-f]{2}[:-]){5}[0-9A-Fa-f]{2}"  # 24:6F:28:A1:3C:7E
+                   r"|\d{1,3}(?:\.\d{1,3}){3}"  # 192.168.50.21
+                   r"|0x[0-9A-Fa-f]+"  # 0x5A
+                   r"|(?=[\w.\-]*\d)(?=[\w.\-]*[A-Za-z])[A-Za-z0-9]+(?:[.\-][A-Za-z0-9]+)*"  # GZ7731184K, D4MC-5020
+                   r")(?![\w:\-]|\.\w)")
+# A number with its unit or currency: "40 Nm", "0.5 %", "24.5 kg", "17 °C", "2 kVA", "28 days", "€398.60".
+_UNITS = (r"%|°C|°F|mm|cm|km|m|kg|mg|g|t|Nm|N·m|N|bar|psi|kPa|Pa|V|mV|A|mA|kW|W|kVA|Wh|kWh|Hz|kHz|MHz|GHz|"
+          r"ml|l|L|litres?|liters?|days?|weeks?|months?|hours?|hrs?|h|minutes?|mins?|min|seconds?|s|ms|"
+          r"GB|MB|kB|TB|dB|rpm|mph|km/h|kph|px|in|ft|lb|lbs|oz")
+_QUANTITY = re.compile(rf"(?:[€£$¥]\s?)?(?<![\w.])\d+(?:[.,]\d+)*\s?(?:{_UNITS})(?![\w°])")
 # A comma belongs to a number only between thousands ("1,234"), never after it ("in 2015, the").
 _NUMBER = re.compile(
     r"(?:(?:US|A|C)?\$|£|€)?\b\d+(?:,\d{3})*(?:\.\d+)?(?:\s+(?:million|billion|thousand|hundred|trillion))?"
@@ -238,9 +255,33 @@ def list_spans(parts: list[Span], sentence: str) -> list[Span]:
     return out
 
 
+def code_spans(sentence: str) -> list[Span]:
+    """Identifiers, codes, part numbers, hex, MAC and IP addresses (not plain numbers, not dates)."""
+    dates = [(s.start, s.start + len(s.text)) for s in _date_spans(sentence)]
+    return [Span(m.group(), "code", m.start()) for m in _CODE.finditer(sentence)
+            if not any(a <= m.start() < b for a, b in dates)
+            and not re.fullmatch(r"\d+(?:[.,]\d+)?(?:st|nd|rd|th|s)?", m.group())]
+
+
+def quantity_spans(sentence: str) -> list[Span]:
+    """Numbers with their unit or currency, as one span."""
+    return [Span(m.group().strip(), "number", m.start()) for m in _QUANTITY.finditer(sentence)]
+
+
+# Where something is, when no name says it: "above the sink", "by the roller door", "in the tea tent".
+_PLACE = re.compile(r"\b(?:above|below|under|underneath|behind|beside|next to|near|by|in|on|at|inside|over|"
+                    r"outside|opposite|left of|right of)\s+(?:the|a|an|our|its|his|her|their)\s+"
+                    r"(?:[a-z][\w\-]*\s+){0,2}[a-z][\w\-]*", re.IGNORECASE)
+
+
+def place_spans(sentence: str) -> list[Span]:
+    return [Span(m.group(), "place", m.start()) for m in _PLACE.finditer(sentence)]
+
+
 def spans_of(sentence: str, lists: bool = False) -> list[Span]:
     """Every candidate span of a sentence, of every kind; `lists`: whole lists too (for a question that
     asks for several things)."""
     names, dates = name_spans(sentence), _date_spans(sentence)
     listed = [*list_spans(names, sentence), *list_spans(dates, sentence)] if lists else []
-    return [*names, *qualified_spans(names, sentence), *dates, *_number_spans(sentence), *listed]
+    return [*names, *qualified_spans(names, sentence), *dates, *_number_spans(sentence), *listed,
+            *code_spans(sentence), *quantity_spans(sentence), *place_spans(sentence)]

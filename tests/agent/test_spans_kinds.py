@@ -1,0 +1,43 @@
+"""Spans of the kinds a person's documents answer with: identifiers and codes, quantities with units, dates in
+several formats, and where something is when no name says it."""
+
+from __future__ import annotations
+
+import pytest
+from deepresearch.agent.graph.spans import code_spans, place_spans, quantity_spans, spans_of
+
+
+@pytest.mark.parametrize(("sentence", "code"), [
+    ("Gazelle Chamonix, frame no. GZ7731184K, checked.", "GZ7731184K"),
+    ("| MLX90614 | 0x5A | sky temperature |", "0x5A"),
+    ("Controller Wi-Fi MAC: 24:6F:28:A1:3C:7E, static IP", "24:6F:28:A1:3C:7E"),
+    ("static IP 192.168.50.21", "192.168.50.21"),
+    ("Omron D4MC-5020 on the left", "D4MC-5020"),
+    ("Always fit a new CL555R quick link.", "CL555R"),
+])
+def test_codes(sentence: str, code: str):
+    assert code in [s.text for s in code_spans(sentence)]
+
+
+def test_plain_numbers_and_words_are_not_codes():
+    assert code_spans("In 1989, the 250 people of Wi-Fi town won 3rd place twice.") == []
+
+
+@pytest.mark.parametrize("quantity", ["6.5 bar", "40 Nm", "0.5 %", "17 °C", "24.5 kg", "1500 mm", "28 days"])
+def test_quantities(quantity: str):
+    assert quantity in [s.text for s in quantity_spans(f"It is set to {quantity} here.")]
+
+
+@pytest.mark.parametrize(("sentence", "date"), [
+    ("Truing stand arrived 2024-04-02 at noon.", "2024-04-02"),
+    ("Paid on 30/08/2024.", "30/08/2024"),
+    ("Next meeting: Tuesday 8th October 2024, same place.", "8th October 2024"),
+    ("New dates: 1–3 November 2024 (Friday to Sunday).", "1–3 November 2024"),
+])
+def test_dates(sentence: str, date: str):
+    assert date in [s.text for s in spans_of(sentence) if s.kind == "date"]
+
+
+def test_places():
+    assert [s.text for s in place_spans("The first-aid kit is above the sink.")] == ["above the sink"]
+    assert place_spans("He moved to New York in 1990.") == []
