@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-# The writer's markdown (agent/graph/writer.py render_report): "**Answer:** text [n]", "> note",
+# The writer's markdown (agent/graph/nodes/writer.py render_report): "**Answer:** text [n]", "> note",
 # "- point [n]", "- point _(unsupported: citation removed — reason)_", "- point".
 _ANSWER = re.compile(r"^\*\*Answer:\*\* (?P<text>.*?)(?: \[(?P<n>\d+)\])?$")
 _CITED = re.compile(r"^- (?P<text>.*) \[(?P<n>\d+)\]$")

@@ -6,6 +6,9 @@ tools < 20 %). Busy time is the union of the logged call intervals, so parallel 
 counted twice.
 
     .venv/bin/python bench/agent.py --limit 20            # ~20-40 min on 2 cores
+
+The local web's URLs are in the prompts: to compare two benches' traces byte for byte, give both the
+same --port (and each its own fresh --data-dir).
 """
 
 from __future__ import annotations
@@ -54,6 +57,13 @@ def time_split(store: TraceStore, run_id: str) -> tuple[float, float]:
     return model_s, union_seconds(model + tools) - model_s
 
 
+def port_number(text: str) -> int:
+    port = int(text)
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{text} is not a TCP port (1-65535)")
+    return port
+
+
 async def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--questions", type=Path, default=POOL / "questions.jsonl")
@@ -61,6 +71,9 @@ async def main() -> None:
     ap.add_argument("--limit", type=int, default=20)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--data-dir", type=Path, default=None, help="default: a fresh temporary directory")
+    ap.add_argument("--port", type=port_number, default=None,
+                    help="serve the local web on this port, or fail if it is taken (default: the corpus's own "
+                         "port, another when that one is taken); pin it to compare two benches' prompts")
     args = ap.parse_args()
     quiet_libraries()
     data_dir = args.data_dir or Path(tempfile.mkdtemp(prefix="bench-agent-"))
@@ -72,7 +85,7 @@ async def main() -> None:
     console.print(f"model loaded in {time.perf_counter() - t0:.1f}s; {len(questions)} questions; data {data_dir}")
     store = TraceStore(settings.paths.traces_db)
     rows = []
-    async with eval_environment(args.corpus, load_corpus(args.corpus), settings.tools) as tools:
+    async with eval_environment(args.corpus, load_corpus(args.corpus), settings.tools, port=args.port) as tools:
         for q in questions:
             runtime = ResearchRuntime(model=model, toolbox=tools.toolbox, store=store, settings=settings.agent)
             result = await research(q.question, runtime, options=RunOptions(tags={"bench": "agent"}))

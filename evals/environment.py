@@ -69,11 +69,15 @@ def without_memory(toolbox: Toolbox, why: str) -> None:
 @asynccontextmanager
 async def eval_environment(
     corpus: Path | None, docs: list[CorpusDoc] | None, tools: ToolSettings | None, *, use_memory: bool = False,
+    port: int | None = None,
 ) -> AsyncIterator[EvalTools | None]:
     """Yield the tools for one eval run (None when no system searches), and tear them down after.
 
     Long-term memory is off unless `use_memory`: a finding remembered while answering one
     question (or in an earlier eval) would otherwise leak answers into later ones.
+    `port` pins the local web's port (None: the corpus's own, or another when that one is taken). Its URLs
+    are in the prompts, so two runs compare byte for byte only on one port: a pinned port that is taken is
+    an error, never silently another.
     """
     if corpus is None or tools is None:
         yield None
@@ -97,14 +101,16 @@ async def eval_environment(
     # toolbox (its search points there), so the port is chosen first and the server starts on it. Two evals
     # started together can both find the same port free; the one that loses the bind takes another.
     for attempt in range(3):
-        web_url = f"http://127.0.0.1:{site_port(name)}"
+        web_url = f"http://127.0.0.1:{port or site_port(name)}"
         toolbox = build_toolbox(eval_tool_settings(tools, web_url), offline=True, index=name, searxng_url=web_url)
         site = LocalWebServer(toolbox.local_indexes[0], port=urlsplit(web_url).port or 0)
         try:
             site.start()
             break
-        except OSError:
+        except OSError as exc:
             await toolbox.close()
+            if port:
+                raise OSError(f"the local web cannot serve on the pinned port {port}: {exc}") from exc
             if attempt == 2:
                 raise
     try:

@@ -1,4 +1,4 @@
-"""Fit the answer ranker's feature weights (agent/graph/candidates.py: W) on pool *train* questions.
+"""Fit the answer ranker's feature weights (agent/reader/candidates.py: W) on pool *train* questions.
 
     .venv/bin/python scripts/fit_answer_ranker.py [--pool ../shared/data/pool] [--limit 800]
 
@@ -21,7 +21,8 @@ import argparse
 from pathlib import Path
 
 import torch
-from deepresearch.agent.graph import candidates as C
+from deepresearch.agent.reader import answer_options
+from deepresearch.agent.reader.candidates import W
 from deepresearch.evals.metrics import normalize_answer
 from deepresearch.train.simulated_evidence import SimulatedSearch, free_form_train_questions
 
@@ -35,7 +36,7 @@ def examples(pool: Path, limit: int, embed: bool = False) -> list[tuple[torch.Te
     for q in free_form_train_questions(pool / "questions.jsonl", seed=0)[:limit]:
         golds = {normalize_answer(a) for a in [q["answer"], *q.get("answer_aliases", [])]} - {""}
         sents, bridges = search.evidence(q["question"])
-        cands = C.rank_candidates(q["question"], sents, k=100_000, bridges=bridges)
+        cands = answer_options(q["question"], sents, pool=100_000, bridges=bridges).candidates
         if not cands:
             continue
         if embed:
@@ -84,7 +85,7 @@ def main() -> None:
     if args.embed:
         FEATURES.append("sim")
     data = examples(args.pool, args.limit, args.embed)
-    current = torch.tensor([C.W.get(f, 0.0) for f in FEATURES])
+    current = torch.tensor([W.get(f, 0.0) for f in FEATURES])
     half = len(data) // 2
     print(f"{len(data)} questions with candidates; {sum(any(y) for _, y in data)} with a gold candidate")
     print("| fold | weights | top-1 | top-5 |\n|---|---|---|---|")

@@ -53,7 +53,7 @@ def examples(questions: Path, corpus: Path, limit: int, k: int, seed: int, sourc
     N > k, every set after the first `plain` (the held-out ones) whose k spans miss the gold also gets the
     best-ranked correct span of the top N, as a k+1-th candidate. `credit` "f1" grades each candidate by
     its token F1 against the gold."""
-    from deepresearch.agent.graph import candidates as C
+    from deepresearch.agent.reader import answer_options
     from deepresearch.train.answer_choice import ChoiceExample
     from deepresearch.train.simulated_evidence import free_form_train_questions
 
@@ -65,7 +65,7 @@ def examples(questions: Path, corpus: Path, limit: int, k: int, seed: int, sourc
     for q in chosen:
         sents, bridges = search.evidence(q["question"])
         golds = [q["answer"], *q.get("answer_aliases", [])]
-        ranked = C.rank_candidates(q["question"], sents, k=max(k, positives_from), bridges=bridges)
+        ranked = answer_options(q["question"], sents, pool=max(k, positives_from), bridges=bridges).candidates
         pool = ranked[:k]
         correct = ChoiceExample.of(q["question"], ranked, golds).correct
         if positives_from > k and len(out) >= plain and not any(correct[:k]) and any(correct):
@@ -112,7 +112,7 @@ def main() -> None:
                         help="training sets whose pool lacks the gold get it from the top N spans as one more "
                              "candidate (0: off; held-out sets never do)")
     parser.add_argument("--bridges", action="store_true",
-                        help="also train the follow-up hop's bridge choice (agent/graph/bridge_scoring.py) on the "
+                        help="also train the follow-up hop's bridge choice (agent/graph/scoring.py) on the "
                              "same questions; the adapter then answers for both roles")
     parser.add_argument("--credit", choices=("exact", "f1"), default="exact",
                         help="what a training candidate earns: 1 if it is the gold, else 0 (exact; default), or its "
@@ -136,9 +136,8 @@ def main() -> None:
     if args.positives_from and args.positives_from <= args.candidates:
         sys.exit(f"error: --positives-from must be 0 (off) or more than --candidates ({args.candidates})")
 
-    from deepresearch.agent.graph.answer_scoring import ANSWER_ROLE
-    from deepresearch.agent.graph.bridge_scoring import BRIDGE_ROLE
     from deepresearch.agent.model.embedded_weights import embedded_model_dir
+    from deepresearch.agent.reader import ANSWER_ROLE, BRIDGE_ROLE
     from deepresearch.train import answer_choice as A
 
     start = time.perf_counter()

@@ -35,9 +35,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 import torch
-from deepresearch.agent.graph.answer_scoring import ANSWER_ROLE, EMPTY_LIKELIHOOD, LIKELIHOOD_WEIGHT, TEMPLATE
-from deepresearch.agent.graph.candidates import Candidate
 from deepresearch.agent.graph.events import AnswerScored, ScoredCandidate, read_events
+from deepresearch.agent.reader import ANSWER_ROLE, EMPTY_LIKELIHOOD, LIKELIHOOD_WEIGHT, TEMPLATE, Candidate
 from deepresearch.evals.metrics import f1, normalize_answer
 
 if TYPE_CHECKING:

@@ -15,11 +15,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from deepresearch.agent.graph.bridge_scoring import BRIDGE_TEMPLATE
 from deepresearch.agent.graph.events import BridgeChosen, read_events
-from deepresearch.agent.graph.evidence import normalise
-from deepresearch.agent.graph.executor import SOURCES_PER_CALL
-from deepresearch.agent.graph.follow_up import BRIDGE_OPTIONS, bridge_options
+from deepresearch.agent.graph.nodes.executor import SOURCES_PER_CALL
+from deepresearch.agent.reader import BRIDGE_OPTIONS, BRIDGE_TEMPLATE, bridge_options, normalise
 
 from .answer_choice import ChoiceExample
 from .simulated_evidence import SimulatedSearch

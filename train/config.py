@@ -136,9 +136,8 @@ class RewardSettings(BaseModel):
 def trainable_roles() -> tuple[str, ...]:
     """The agent's prompt roles, whose calls are token samples, and the two scored choices trained by their own
     loss (answer_choice.py): "answer" (the answer re-ranker's) and "bridge" (the follow-up hop's entity)."""
-    from deepresearch.agent.graph.answer_scoring import ANSWER_ROLE
-    from deepresearch.agent.graph.bridge_scoring import BRIDGE_ROLE
     from deepresearch.agent.prompts import ROLES
+    from deepresearch.agent.reader import ANSWER_ROLE, BRIDGE_ROLE
 
     return (*ROLES, ANSWER_ROLE, BRIDGE_ROLE)
 
@@ -194,12 +193,12 @@ class TrainSettings(BaseModel):
 
     def trains_answer_choice(self) -> bool:
         """The re-ranker's choice (role `answer`)."""
-        from deepresearch.agent.graph.answer_scoring import ANSWER_ROLE
+        from deepresearch.agent.reader import ANSWER_ROLE
 
         return self.trains_choice(ANSWER_ROLE)
 
     def trains_bridge_choice(self) -> bool:
         """The follow-up hop's choice (role `bridge`)."""
-        from deepresearch.agent.graph.bridge_scoring import BRIDGE_ROLE
+        from deepresearch.agent.reader import BRIDGE_ROLE
 
         return self.trains_choice(BRIDGE_ROLE)

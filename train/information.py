@@ -24,9 +24,9 @@ import asyncio
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from deepresearch.agent.graph.answer_scoring import EMPTY_LIKELIHOOD, TEMPLATE
 from deepresearch.agent.graph.events import FindingMade, read_events
 from deepresearch.agent.model.base import ModelError, ScoringUnsupported
+from deepresearch.agent.reader import EMPTY_LIKELIHOOD, TEMPLATE
 
 if TYPE_CHECKING:
     from deepresearch.agent.model.base import ChatModel

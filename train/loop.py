@@ -15,9 +15,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from deepresearch.agent.graph.answer_scoring import ANSWER_ROLE
-from deepresearch.agent.graph.bridge_scoring import BRIDGE_ROLE
 from deepresearch.agent.model.policy import RunPolicy
+from deepresearch.agent.reader import ANSWER_ROLE, BRIDGE_ROLE
 from pydantic import BaseModel, Field
 
 from .answer_choice import ChoiceExample, logged_examples

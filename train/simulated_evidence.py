@@ -15,9 +15,7 @@ import sqlite3
 from collections.abc import Collection
 from pathlib import Path
 
-from deepresearch.agent.graph import candidates as C
-from deepresearch.agent.graph.answer_form import answer_choices
-from deepresearch.agent.graph.evidence import split_sentences
+from deepresearch.agent.reader import EvidenceSentence, answer_choices, bridge_options, split_sentences
 from deepresearch.tools.index.query import fts_or_expression, query_terms
 
 SOURCES = 4
@@ -54,20 +52,19 @@ class SimulatedSearch:
                                (fts_or_expression(terms), self.sources)).fetchall()
 
     @staticmethod
-    def sentences(docs: list[tuple[str, str, str]]) -> list[C.EvidenceSentence]:
+    def sentences(docs: list[tuple[str, str, str]]) -> list[EvidenceSentence]:
         """The sentences of a search's documents (the question's own: not a hop's), tagged with their rank."""
-        return [C.EvidenceSentence(s, r, title, url=doc_id, position=i)
+        return [EvidenceSentence(s, r, title, url=doc_id, position=i)
                 for r, (doc_id, title, text) in enumerate(docs) for i, s in enumerate(split_sentences(text))]
 
-    def evidence(self, question: str) -> tuple[list[C.EvidenceSentence], list[str]]:
+    def evidence(self, question: str) -> tuple[list[EvidenceSentence], list[str]]:
         """The sentences of the question's search and of its bridge hop, and the bridge names."""
         docs = self.search(question)
         sents = self.sentences(docs)
-        bridges = [c.text for c in C.rank_candidates(question, sents, k=1, kind="name", weights=C.BRIDGE_W,
-                                                    follow_links=False)]
+        bridges = [c.text for c in bridge_options(question, sents, searched=(), offered=1)]
         seen = {d[0] for d in docs}
         for r, (doc_id, title, text) in enumerate(self.search(bridges[0]) if bridges else []):
             if doc_id not in seen:
-                sents += [C.EvidenceSentence(s, r, title, hop=True, url=doc_id, position=i)
+                sents += [EvidenceSentence(s, r, title, hop=True, url=doc_id, position=i)
                           for i, s in enumerate(split_sentences(text))]
         return sents, bridges

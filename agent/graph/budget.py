@@ -5,8 +5,8 @@ from __future__ import annotations
 import time
 
 from deepresearch.agent.config import BudgetSettings
+from deepresearch.agent.reader import normalise
 
-from .evidence import normalise
 from .state import ResearchState, ToolCallRecord, Usage
 
 

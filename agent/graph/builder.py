@@ -7,15 +7,15 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Checkpointer
 
-from .approval import approve_plan
 from .context import ResearchContext
-from .coordinator import coordinator
-from .executor import executor
-from .follow_up import follow_up
-from .memorize import memorize
-from .planner import planner
+from .nodes.approval import approve_plan
+from .nodes.coordinator import coordinator
+from .nodes.executor import executor
+from .nodes.follow_up import follow_up
+from .nodes.memorize import memorize
+from .nodes.planner import planner
+from .nodes.writer import writer
 from .state import ResearchState
-from .writer import writer
 
 
 def build_graph(checkpointer: Checkpointer = None) -> CompiledStateGraph:

@@ -14,7 +14,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from .evidence import normalise, quote_supported
+from deepresearch.agent.reader import normalise, quote_supported
+
 from .state import Citation, Finding
 
 _TERM = re.compile(r"\w[\w'’\-]*", re.UNICODE)

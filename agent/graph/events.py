@@ -87,7 +87,7 @@ class PlanEdited(RunEvent):
 @dataclass(frozen=True)
 class BridgeChosen(RunEvent):
     """The follow-up hop: the entity of the evidence the next search looks for, out of `options`;
-    `scores` when an adapter trained for the choice scored them (bridge_scoring.py), else empty.
+    `scores` when an adapter trained for the choice scored them (scoring.py), else empty.
     `candidates` (each name's sentence and features) and `read` (doc ids, else URLs, of the sources read
     before the hop) let the trainer learn the choice from the run (train/bridge_examples.py).
     `step` is the step that searches it (not in the trace, which keeps only the choice)."""

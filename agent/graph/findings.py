@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from deepresearch.agent.reader import normalise
 from deepresearch.tools.untrusted import fence_untrusted
 
-from .evidence import normalise
 from .state import Finding
 
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .candidates import EvidenceSentence
-from .evidence import normalise, split_sentences
+from deepresearch.agent.reader import EvidenceSentence, normalise, split_sentences
+
 from .state import SourceRead
 
 

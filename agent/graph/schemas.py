@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from deepresearch.agent.reader import NOT_FOUND
 from pydantic import BaseModel, Field
-
-from .answer_form import NOT_FOUND
 
 
 class PlannedStep(BaseModel):

@@ -54,7 +54,7 @@ class AdapterChoice:
 
     def trained_for(self, role: str) -> bool:
         """Whether this is a named adapter whose scope names `role`: a decision the rules make better than the
-        base model (bridge_scoring.py) is handed to the model only by an adapter trained for it."""
+        base model (agent/graph/scoring.py) is handed to the model only by an adapter trained for it."""
         return self.mode is AdapterMode.NAMED and self.roles is not None and role in self.roles
 
     def request(self, role: str) -> str | None:

@@ -74,8 +74,7 @@ def apply_overrides(cfg: TrainSettings, **kw: Any) -> TrainSettings:
         "grpo": cfg.grpo.model_copy(update=grpo), "rollout": cfg.rollout.model_copy(update=rollout),
         "launch": cfg.launch.model_copy(update=launch), "rewards": rewards,
     })
-    from deepresearch.agent.graph.answer_scoring import ANSWER_ROLE
-    from deepresearch.agent.graph.bridge_scoring import BRIDGE_ROLE
+    from deepresearch.agent.reader import ANSWER_ROLE, BRIDGE_ROLE
 
     trained = out.rewards.trained_roles()
     if trained is not None and trained <= {ANSWER_ROLE, BRIDGE_ROLE} and out.grpo.answer_choice_lr <= 0:

@@ -73,7 +73,7 @@ class PlanDecision(BaseModel):
         return self
 
     def as_decision(self) -> dict[str, Any]:
-        """The dict the graph's approval node resumes with (agent/graph/approval.py)."""
+        """The dict the graph's approval node resumes with (agent/graph/nodes/approval.py)."""
         if self.action == "edit":
             return {"action": "edit", "steps": [s.model_dump() for s in self.steps]}
         return {"action": self.action}
@@ -162,7 +162,7 @@ class LiveRun:
         if self.pending_plan is None or self._decision is None or self._decision.done():
             raise RunProblem(409, f"run {self.run_id} is not waiting for a plan decision ({self.status})")
         if decision.action == "edit":
-            from deepresearch.agent.graph.approval import apply_edit
+            from deepresearch.agent.graph.nodes.approval import apply_edit
 
             try:  # the graph would fail the run on a bad edit; refuse it here instead, the run still waits
                 apply_edit(self.pending_plan, decision.as_decision()["steps"], self.tools)

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from deepresearch.agent.graph.answer_form import answer_choices
 from deepresearch.agent.graph.run import ResearchRuntime, research
 from deepresearch.agent.graph.schemas import writer_schema
+from deepresearch.agent.reader import answer_choices
 
 from .conftest import agent_settings, default_script, user_text
 from .fakes import ScriptedModel

@@ -1,13 +1,12 @@
 """The follow-up hop of a multi-hop question: the bridge name it searches, by rule, by the model's call, or by
-an adapter trained for the choice (agent/graph/follow_up.py, bridge_scoring.py). Scripted model."""
+an adapter trained for the choice (agent/graph/nodes/follow_up.py, agent/graph/scoring.py). Scripted model."""
 
 from __future__ import annotations
 
 import pytest
 from deepresearch.agent.config import AgentSettings, BudgetSettings
-from deepresearch.agent.graph.answer_scoring import ANSWER_ROLE
-from deepresearch.agent.graph.bridge_scoring import BRIDGE_ROLE
 from deepresearch.agent.model.policy import AdapterChoice, RunPolicy
+from deepresearch.agent.reader import ANSWER_ROLE, BRIDGE_ROLE
 from pydantic import ValidationError
 
 from .conftest import agent_settings, default_script, first_matching, run, user_text

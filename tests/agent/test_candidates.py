@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from deepresearch.agent.graph.candidates import (
+from deepresearch.agent.reader import EvidenceSentence, split_sentences
+from deepresearch.agent.reader.candidates import (
     BRIDGE_W,
-    EvidenceSentence,
     answer_kind,
     asks_nationality,
     question_terms,
@@ -12,7 +12,6 @@ from deepresearch.agent.graph.candidates import (
     source_categories,
     spans_of,
 )
-from deepresearch.agent.graph.evidence import split_sentences
 
 
 def sentences(*texts: str, hop: bool = False, title: str = "") -> list[EvidenceSentence]:

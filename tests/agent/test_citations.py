@@ -52,8 +52,8 @@ PAGES = {"local://demo/behn": SOURCE, "local://demo/aphra": f"{DEATH} She wrote 
 def test_each_point_is_checked_on_its_own_even_when_two_cite_one_finding():
     """Before: the first point citing a finding decided its status, so a second point naming someone
     the quote never mentions was printed as verified."""
+    from deepresearch.agent.graph.nodes.writer import cite_points, render_report
     from deepresearch.agent.graph.schemas import ReportPoint
-    from deepresearch.agent.graph.writer import cite_points, render_report
 
     points = [ReportPoint(text="Aphra Behn wrote The City Heiress.", cite=1),
               ReportPoint(text="The City Heiress is by John Burgoyne.", cite=1)]
@@ -67,8 +67,8 @@ def test_each_point_is_checked_on_its_own_even_when_two_cite_one_finding():
 
 
 def test_a_point_quoting_the_answers_sentence_shares_the_answers_number():
+    from deepresearch.agent.graph.nodes.writer import cite_points
     from deepresearch.agent.graph.schemas import ReportPoint
-    from deepresearch.agent.graph.writer import cite_points
 
     aphra = Finding(step_id=2, claim="", quote=DEATH, source="local://demo/aphra", title="Aphra Behn",
                     doc_id="aphra", start=0, end=0)
@@ -79,8 +79,8 @@ def test_a_point_quoting_the_answers_sentence_shares_the_answers_number():
 
 
 def test_findings_are_numbered_in_order_of_first_use_without_an_answer_citation():
+    from deepresearch.agent.graph.nodes.writer import cite_points
     from deepresearch.agent.graph.schemas import ReportPoint
-    from deepresearch.agent.graph.writer import cite_points
 
     aphra = Finding(step_id=2, claim="", quote=DEATH, source="local://demo/aphra", title="Aphra Behn",
                     doc_id="aphra", start=0, end=0)

@@ -3,10 +3,10 @@ that reads both options' sources and answers with the decided option, citing the
 
 from __future__ import annotations
 
-from deepresearch.agent.graph.candidates import EvidenceSentence
-from deepresearch.agent.graph.comparison import asked_count, asked_order, choose_option, option_sentences
 from deepresearch.agent.graph.events import OptionDecided, read_events
 from deepresearch.agent.graph.run import ResearchRuntime, research
+from deepresearch.agent.reader import EvidenceSentence
+from deepresearch.agent.reader.comparison import asked_count, asked_order, choose_option, option_sentences
 
 from .conftest import agent_settings, default_script
 from .fakes import DictToolbox, ScriptedModel

@@ -4,9 +4,9 @@ citation checking and malformed output. Real model + real tools: test_ask_e2e.py
 from __future__ import annotations
 
 from deepresearch.agent.config import AgentSettings
-from deepresearch.agent.graph.answer_scoring import ANSWER_ROLE
 from deepresearch.agent.model.base import BASE_MODEL
 from deepresearch.agent.model.policy import AdapterChoice, RunPolicy
+from deepresearch.agent.reader import ANSWER_ROLE
 
 from .conftest import agent_settings, default_script, first_matching, plan_of, quote_options, run, user_text
 from .fakes import ScriptedModel

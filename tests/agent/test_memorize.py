@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from deepresearch.agent.graph.answer_form import NOT_FOUND
-from deepresearch.agent.graph.memorize import answer_is_verified
+from deepresearch.agent.graph.nodes.memorize import answer_is_verified
 from deepresearch.agent.graph.run import ResearchRuntime, research
+from deepresearch.agent.reader import NOT_FOUND
 from deepresearch.tools.base import Tool
 from pydantic import BaseModel
 

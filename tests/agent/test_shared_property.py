@@ -3,10 +3,10 @@ thing's own source (shared_property.py), and the graph path that answers with th
 
 from __future__ import annotations
 
-from deepresearch.agent.graph.candidates import EvidenceSentence
 from deepresearch.agent.graph.events import OptionDecided, read_events
 from deepresearch.agent.graph.run import ResearchRuntime, research
-from deepresearch.agent.graph.shared_property import asked_country, compared_noun, decide_shared, named_things
+from deepresearch.agent.reader import EvidenceSentence
+from deepresearch.agent.reader.shared_property import asked_country, compared_noun, decide_shared, named_things
 
 from .conftest import agent_settings, default_script
 from .fakes import DictToolbox, ScriptedModel

@@ -9,7 +9,7 @@ from io import BytesIO
 from pathlib import Path
 
 import pytest
-from deepresearch.agent.graph.writer import render_report
+from deepresearch.agent.graph.nodes.writer import render_report
 from deepresearch.agent.trace.store import TraceStore
 from deepresearch.app.report_html import render_html
 from deepresearch.app.report_view import report_view, view_of_run

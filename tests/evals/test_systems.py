@@ -213,3 +213,29 @@ async def test_eval_environment_takes_another_port_when_its_own_is_taken_before_
             assert f":{taken}/" not in hits[0]["url"] and tools.doc_id_for(hits[0]["url"]) == "d1"
             page = await tools.open_tool.invoke({"url": hits[0]["url"]})
             assert page.ok and "capital and largest city" in page.output["text"]
+
+
+async def test_eval_environment_serves_on_a_pinned_port_or_fails(tmp_path: Path) -> None:
+    """A pinned port (bench/agent.py --port) is the port of every URL the agent reads; taken, it is an error."""
+    import socket
+
+    from deepresearch.evals.dataset import load_corpus
+    from deepresearch.evals.environment import eval_environment
+
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text("".join(json.dumps({"id": i, "title": t, "text": x}) + "\n" for i, t, x in DOCS))
+    settings = ToolSettings(data_dir=tmp_path / "data")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        free = probe.getsockname()[1]
+    async with eval_environment(corpus, load_corpus(corpus), settings, port=free) as tools:
+        assert tools is not None
+        hits = (await tools.search_tool.invoke({"query": "capital of France"})).output["hits"]
+        assert hits[0]["url"].startswith(f"http://127.0.0.1:{free}/")
+    with socket.socket() as other:
+        other.bind(("127.0.0.1", 0))
+        other.listen()
+        taken = other.getsockname()[1]
+        with pytest.raises(OSError, match=f"pinned port {taken}"):
+            async with eval_environment(corpus, load_corpus(corpus), settings, port=taken):
+                pass

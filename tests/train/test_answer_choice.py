@@ -9,8 +9,7 @@ import math
 
 import pytest
 import torch
-from deepresearch.agent.graph.answer_scoring import ANSWER_ROLE, LIKELIHOOD_WEIGHT, TEMPLATE
-from deepresearch.agent.graph.candidates import Candidate
+from deepresearch.agent.reader import ANSWER_ROLE, LIKELIHOOD_WEIGHT, TEMPLATE, Candidate
 from deepresearch.train.answer_choice import (
     ChoiceExample,
     ChoiceScorer,

@@ -8,10 +8,8 @@ import importlib.util
 import json
 from pathlib import Path
 
-from deepresearch.agent.graph.bridge_scoring import BRIDGE_TEMPLATE
 from deepresearch.agent.graph.events import BridgeChosen, ScoredCandidate, log_event
-from deepresearch.agent.graph.evidence import normalise
-from deepresearch.agent.graph.follow_up import bridge_options
+from deepresearch.agent.reader import BRIDGE_TEMPLATE, bridge_options, normalise
 from deepresearch.agent.trace.store import TraceStore
 from deepresearch.evals.dataset import bundled_dataset
 from deepresearch.tools.config import ToolSettings

@@ -8,8 +8,8 @@ import os
 from pathlib import Path
 
 import pytest
-from deepresearch.agent.graph.answer_scoring import TEMPLATE
 from deepresearch.agent.model.base import ChatModel, ModelError, ScoringUnsupported
+from deepresearch.agent.reader import TEMPLATE
 from deepresearch.agent.trace.store import TraceStore
 from deepresearch.tools.base import ToolOutcome
 from deepresearch.train.config import RewardSettings

@@ -3,7 +3,7 @@
 The names come from the sentences read so far (the best-ranked names the question does not mention);
 the best-ranked one is searched, or (setting agent.bridge_choice = "model") the model chooses which
 one the answer depends on, under a grammar that offers only those names; with an adapter trained for
-the choice, the names are scored by it instead (bridge_scoring.py). With agent.bridge_hops > 1 the first
+the choice, the names are scored by it instead (scoring.py). With agent.bridge_hops > 1 the first
 that many names (by rank or by the adapter's scores) are searched at once, and the writer keeps the answer
 of the hop whose pick scores highest.
 Questions whose answer form is fixed need no hop: a yes/no question none, an "A or B" question a search
@@ -15,25 +15,18 @@ from __future__ import annotations
 from typing import Literal
 
 from deepresearch.agent.prompts import load_prompt
+from deepresearch.agent.reader import LIKELIHOOD_WEIGHT, YES_NO, answer_choices, bridge_options, normalise
 from deepresearch.tools.untrusted import fence_untrusted
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 
-from .answer_form import YES_NO, answer_choices
-from .answer_scoring import LIKELIHOOD_WEIGHT
-from .bridge_scoring import bridge_likelihoods
-from .candidates import BRIDGE_W, Candidate, EvidenceSentence, rank_candidates
-from .context import MalformedOutput, ResearchContext
-from .events import BridgeChosen, ScoredCandidate
-from .evidence import normalise
-from .findings import render_findings, unique_findings
-from .reading import read_sentences
-from .schemas import BridgeOut, bridge_schema
-from .state import PlanStep, ResearchState, Usage
-
-# Names offered to the follow-up decision. The rule takes the first whatever the count; an adapter trained for
-# the choice picks a name that leads on for 44 / 49 / 47 of 198 held-out train questions at 3 / 5 / 8 names.
-BRIDGE_OPTIONS = 5
+from ..context import MalformedOutput, ResearchContext
+from ..events import BridgeChosen, ScoredCandidate
+from ..findings import render_findings, unique_findings
+from ..reading import read_sentences
+from ..schemas import BridgeOut, bridge_schema
+from ..scoring import bridge_likelihoods
+from ..state import PlanStep, ResearchState, Usage
 
 
 async def follow_up(state: ResearchState, runtime: Runtime[ResearchContext]) -> Command[
@@ -73,15 +66,6 @@ def option_steps(state: ResearchState, options: list[str], ctx: ResearchContext)
         ctx.record(BridgeChosen(search=option, options=options, step=step))
         steps.append(step)
     return steps
-
-
-def bridge_options(question: str, sentences: list[EvidenceSentence], made: set[str],
-                   offered: int = BRIDGE_OPTIONS) -> list[Candidate]:
-    """The `offered` names offered as the bridge, best-ranked first: names of the sentences read that the run has
-    not searched yet (`made`, normalised). Training sets offer the same (train/bridge_examples.py)."""
-    ranked = rank_candidates(question, sentences, k=offered + len(made), kind="name", weights=BRIDGE_W,
-                             follow_links=False)
-    return [c for c in ranked if normalise(c.text) not in made][:offered]
 
 
 async def bridge_steps(state: ResearchState, ctx: ResearchContext) -> tuple[list[PlanStep], Usage | None]:

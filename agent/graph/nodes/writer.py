@@ -1,10 +1,10 @@
 """Writer: the evidence → report (direct answer first, key points with [n] citations, source list),
 then the citation check; unsupported citations are removed from the text and flagged.
 
-The direct answer is chosen, not written: one of the question's answer-form choices (yes/no, "A or
-B" — or the one option the evidence decides for, comparison.py), one of the answer candidates taken
-from the sentences the run read (candidates.py), or "not found", enforced by the grammar. A chosen
-span or option cites the sentence it came from.
+The direct answer is chosen, not written: one of the answer options the reader finds in the sentences
+the run read (agent/reader: an answer-form choice, or the one the evidence decides for, or a span of the
+evidence re-ranked by the policy's likelihood), or "not found", enforced by the grammar. A chosen span or
+option cites the sentence it came from.
 """
 
 from __future__ import annotations
@@ -12,22 +12,18 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from deepresearch.agent.prompts import load_prompt
+from deepresearch.agent.reader import NOT_FOUND, Candidate, answer_options, normalise
 from deepresearch.tools.untrusted import fence_untrusted
 from langgraph.runtime import Runtime
 
-from .answer_form import NOT_FOUND, YES_NO, answer_choices
-from .answer_scoring import rerank
-from .candidates import Candidate, EvidenceSentence, rank_candidates
-from .citations import check_citation
-from .comparison import choose_option
-from .context import MalformedOutput, ResearchContext
-from .events import CitationsChecked, OptionDecided
-from .evidence import normalise
-from .findings import render_findings, unique_findings
-from .reading import read_sentences
-from .schemas import ReportPoint, WriterOut, writer_schema
-from .shared_property import decide_shared
-from .state import Citation, Finding, ResearchState, SourceRead
+from ..citations import check_citation
+from ..context import MalformedOutput, ResearchContext
+from ..events import CitationsChecked, OptionDecided
+from ..findings import render_findings, unique_findings
+from ..reading import read_sentences
+from ..schemas import ReportPoint, WriterOut, writer_schema
+from ..scoring import rerank
+from ..state import Citation, Finding, ResearchState, SourceRead
 
 # Of the re-ranked pool (agent.answer_pool), offered to the writer besides "not found"; measured: its choice among
 # 3 was worse than the best-ranked one (3 vs 5 right of 37), so it decides between that one and "not found".
@@ -99,41 +95,36 @@ def answer_finding(candidate: Candidate, sources: list[SourceRead]) -> Finding:
                    start=-1, end=-1)
 
 
-async def answer_options(state: ResearchState, ctx: ResearchContext) -> tuple[list[str], list[Candidate]]:
+async def offered_answers(state: ResearchState, ctx: ResearchContext) -> tuple[list[str], list[Candidate]]:
     """The answers the writer may give besides "not found", and the candidates (with the sentence each
-    cites) among them: yes/no or "A or B" narrowed to the one the evidence decides for, when it decides
-    (shared_property.py, comparison.py); otherwise the best-ranked spans of the evidence."""
-    question = state["question"]
-    choices = answer_choices(question)
-    sentences = read_sentences(state.get("sources", []), ctx.toolbox.source_text)
-    if choices is not None:
-        decided = (decide_shared(question, sentences) if choices == YES_NO
-                   else choose_option(question, choices, sentences))
-        ctx.record(OptionDecided(options=choices, option=decided.option if decided else None,
-                                 rule=decided.rule if decided else None, quote=decided.quote if decided else ""))
-        if decided is None:
-            return choices, []
-        if choices == YES_NO:  # a bare "no" is not a claim a quote supports: the points cite the evidence
-            return [decided.option], []
-        return [decided.option], [Candidate(decided.option, 0.0, decided.quote, 0, decided.url)]
+    cites) among them: the reader's options for the evidence read, a free-form question's re-ranked by
+    the policy's likelihood."""
+    question, sources = state["question"], state.get("sources", [])
     hops = {s["id"]: s["bridge"] for s in state.get("plan", []) if s.get("bridge")}
+    found = answer_options(question, read_sentences(sources, ctx.toolbox.source_text),
+                           pool=ctx.settings.answer_pool, bridges=list(hops.values()))
+    if found.choices is not None:
+        decided = found.decided
+        ctx.record(OptionDecided(options=found.choices, option=decided.option if decided else None,
+                                 rule=decided.rule if decided else None, quote=decided.quote if decided else ""))
+        return found.offered, found.candidates
     if len(hops) < 2:
-        candidates = await best_of_pool(ctx, question, sentences, list(hops.values()))
+        candidates = await best_of_pool(ctx, question, found.candidates)
     else:  # several hops at once (agent.bridge_hops): each hop's evidence ranked apart, the best-scored pick kept
-        sources, pools = state.get("sources", []), []
+        pools = []
         for b in dict.fromkeys(hops.values()):  # a hop's evidence: its own sources and every other step's but a hop's
             own = read_sentences([s for s in sources if hops.get(s["step_id"], b) == b], ctx.toolbox.source_text)
-            pools.append(await best_of_pool(ctx, question, own, [b], compared=True))
+            ranked = answer_options(question, own, pool=ctx.settings.answer_pool, bridges=[b]).candidates
+            pools.append(await best_of_pool(ctx, question, ranked, compared=True))
         candidates = max(pools, key=lambda pool: pool[0].score if pool else float("-inf"))
     return [c.text for c in candidates], candidates
 
 
-async def best_of_pool(ctx: ResearchContext, question: str, sentences: list[EvidenceSentence], bridges: list[str],
+async def best_of_pool(ctx: ResearchContext, question: str, pool: list[Candidate],
                        compared: bool = False) -> list[Candidate]:
     """The best ANSWER_OPTIONS of the evidence's answer pool, by features + the policy's likelihood (`compared`:
     a pool of one is scored too, so that its pick's score can be weighed against another pool's)."""
-    candidates = rank_candidates(question, sentences, k=ctx.settings.answer_pool, bridges=bridges)
-    return (await rerank(ctx, question, candidates, least=1 if compared else 2))[:ANSWER_OPTIONS]
+    return (await rerank(ctx, question, pool, least=1 if compared else 2))[:ANSWER_OPTIONS]
 
 
 async def writer(state: ResearchState, runtime: Runtime[ResearchContext]) -> dict:
@@ -142,7 +133,7 @@ async def writer(state: ResearchState, runtime: Runtime[ResearchContext]) -> dic
     findings = unique_findings(state.get("findings", []))[: ctx.settings.max_sources_in_prompt]
     reason = state.get("stop_reason") or "finished"
     note = STOP_NOTES.get(reason, "").format(detail=state.get("stop_detail", ""))
-    choices, candidates = await answer_options(state, ctx)
+    choices, candidates = await offered_answers(state, ctx)
     update: dict = {}
     try:
         out, usage = await ctx.ask_model(

@@ -11,9 +11,9 @@ from typing import Any, Literal
 from langgraph.runtime import Runtime
 from langgraph.types import Command, interrupt
 
-from .context import ResearchContext
-from .events import PlanEdited, PlanReviewed
-from .state import PlanStep, ResearchState
+from ..context import ResearchContext
+from ..events import PlanEdited, PlanReviewed
+from ..state import PlanStep, ResearchState
 
 
 def apply_edit(pending: list[PlanStep], edited: list[dict[str, Any]], tools: list[str]) -> list[PlanStep]:

@@ -10,16 +10,16 @@ import asyncio
 from typing import Any
 
 from deepresearch.agent.prompts import load_prompt
+from deepresearch.agent.reader import best_sentences, locate
 from deepresearch.tools.base import Surfaced, Tool, ToolOutcome
 from deepresearch.tools.untrusted import fence_untrusted
 from langgraph.runtime import Runtime
 
-from .budget import call_record, call_signature, recorded_signature
-from .context import MalformedOutput, ResearchContext
-from .events import ActionStarted, FindingMade, RepeatSkipped, StepFailed
-from .evidence import best_sentences, locate
-from .schemas import ExecutorAction, FindingOut, action_schema, finding_schema
-from .state import ExecutorTask, Finding, PlanStep, SourceRead, ToolCallRecord, Usage
+from ..budget import call_record, call_signature, recorded_signature
+from ..context import MalformedOutput, ResearchContext
+from ..events import ActionStarted, FindingMade, RepeatSkipped, StepFailed
+from ..schemas import ExecutorAction, FindingOut, action_schema, finding_schema
+from ..state import ExecutorTask, Finding, PlanStep, SourceRead, ToolCallRecord, Usage
 
 SOURCES_PER_CALL = 4  # sources read (fetched in full) after each search: the answer's candidates come from them
 EXTRACTED_PER_CALL = 2  # of those, the ones the extractor turns into findings (one LLM call each)

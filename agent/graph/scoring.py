@@ -1,45 +1,31 @@
-"""Re-rank answer candidates by the policy's own likelihood of each, given the sentence it came from.
-
-    score(c) = features(c) + LIKELIHOOD_WEIGHT · mean_t log π(c_t | "Context: <sentence> Question: <q> Answer:", c_<t)
-
-The feature ranking (candidates.py) finds spans of the right kind near the question's words; the
-model then says which of them reads as the answer. Measured on 400 pool *train* questions (none of the
-eval's dev questions): the best candidate was right for 37 with features alone and for 50 with both.
-Alternatives measured on the 156 of 700 other train questions whose gold is among the five (features alone:
-62 right): this template, mean log-probability, weight 1: 83; weight 0.5 or 2: 79, 74; likelihood alone:
-61; the sum instead of the mean: 68; the question before the sentence: 72; the chat template: 71 (its
-first token only: 78). The ceiling is the five themselves: they hold the gold for ~22 % of questions.
-Re-ranking more of them does not lift it: on 300 train questions (the top 20 by features scored once),
-top-1 was 37 at k = 5, 37 at k = 10 and 36 at k = 20 (weight 1; 31 and 27 at weight 1.5 and 3), though
-the top 20 hold the gold for 112; a weight vector fitted on features + likelihood + first-token + length
-(two-fold, three splits) reached 34-37 at every k. The likelihood cannot tell the gold from more spans.
-The same quantity, the policy's probability of the gold answer given the evidence, is what an
-information-gain reward measures, so training the policy sharpens this choice too.
+"""The policy scores the reader's candidates: the answer pool re-ranked by its likelihood of each, given the
+sentence it came from, and the follow-up hop's bridge names scored by an adapter trained for them. What is asked
+and how it is weighed is the reader's (agent/reader/likelihood.py); the calls to the model are made here.
 """
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from deepresearch.agent.model.base import ModelError
+from deepresearch.agent.reader import (
+    ANSWER_ROLE,
+    BRIDGE_ROLE,
+    BRIDGE_TEMPLATE,
+    EMPTY_LIKELIHOOD,
+    LIKELIHOOD_WEIGHT,
+    TEMPLATE,
+    TEMPLATE_VERSION,
+    Candidate,
+)
 
-from .candidates import Candidate
 from .events import AnswerScored, ScoredCandidate
 
 if TYPE_CHECKING:
     from .context import ResearchContext
-
-LIKELIHOOD_WEIGHT = 1.0
-# The re-ranker's role for adapter scoping: an adapter trained on the answer choice alone
-# (train/answer_choice.py) answers for it and leaves the planner, extractor and writer on their weights.
-ANSWER_ROLE = "answer"
-EMPTY_LIKELIHOOD = -20.0  # the likelihood of a continuation that tokenises to nothing: never the best
-TEMPLATE = "Context: {sentence}\nQuestion: {question}\nAnswer:"
-TEMPLATE_VERSION = f"answer-likelihood@{hashlib.sha1(TEMPLATE.encode()).hexdigest()[:8]}"
 
 
 async def likelihoods(ctx: ResearchContext, template: str, question: str, candidates: Sequence[Candidate],
@@ -79,3 +65,15 @@ async def rerank(ctx: ResearchContext, question: str, candidates: list[Candidate
         ScoredCandidate(c.text, features=round(c.score - LIKELIHOOD_WEIGHT * likelihood[c.text], 4),
                         likelihood=round(likelihood[c.text], 4), quote=c.quote) for c in out]))
     return out
+
+
+async def bridge_likelihoods(ctx: ResearchContext, question: str, names: list[Candidate]) -> list[float] | None:
+    """Each name's mean log-likelihood under the adapter trained for the bridge (its score is then
+    features + LIKELIHOOD_WEIGHT · likelihood); None when the run's adapter was not trained for it, or the
+    backend cannot score (the rule then chooses)."""
+    if len(names) < 2 or not ctx.policy.adapter.trained_for(BRIDGE_ROLE):
+        return None
+    try:
+        return await likelihoods(ctx, BRIDGE_TEMPLATE, question, names, ctx.policy.adapter_for(BRIDGE_ROLE))
+    except ModelError:  # includes ScoringUnsupported
+        return None

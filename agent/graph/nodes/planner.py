@@ -9,10 +9,10 @@ from deepresearch.tools.untrusted import fence_untrusted
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 
-from .context import MalformedOutput, ResearchContext
-from .events import PlanMade
-from .schemas import PlanOut, plan_schema
-from .state import PlanStep, ResearchState
+from ..context import MalformedOutput, ResearchContext
+from ..events import PlanMade
+from ..schemas import PlanOut, plan_schema
+from ..state import PlanStep, ResearchState
 
 MEMORY_NOTES, NOTE_CHARS = 3, 300  # notes from earlier research shown to the planner, and their length
 

@@ -15,10 +15,10 @@ from deepresearch.agent.config import BudgetSettings
 from langgraph.runtime import Runtime
 from langgraph.types import Command, Send
 
-from .budget import exhausted, recorded_signature, share, usage_of
-from .context import ResearchContext
-from .events import Replanning, StepsDispatched, Stopped, UsageReported
-from .state import ExecutorTask, PlanStep, ResearchState, StopReason
+from ..budget import exhausted, recorded_signature, share, usage_of
+from ..context import ResearchContext
+from ..events import Replanning, StepsDispatched, Stopped, UsageReported
+from ..state import ExecutorTask, PlanStep, ResearchState, StopReason
 
 Route = Literal["executor", "follow_up", "planner", "writer"]
 

@@ -25,8 +25,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from .candidates import DEATH, EvidenceSentence, content_words, life_date, stem
-from .evidence import normalise, without_disambiguation
+from .evidence import EvidenceSentence
+from .text import normalise, without_disambiguation
+from .words import DEATH, content_words, life_date, stem
 
 Order = Literal["earliest", "latest"]
 Rule = Literal["order", "count", "property", "shared"]  # "shared": shared_property.py

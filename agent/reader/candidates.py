@@ -24,8 +24,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from .countries import country_mentions
-from .evidence import without_disambiguation
+from .evidence import EvidenceSentence
 from .spans import GENERIC_NAMES, STOP_WORDS, WORD, AnswerKind, Span, name_spans, spans_of
+from .text import without_disambiguation
+from .words import BIRTH, DEATH, content_words, life_date, stem
 
 _WHO = re.compile(r"^\s*(who|whom|whose)\b|\b(who|whom)\s+(is|was|were|are|did|does|has|had)\b|\bwhat (actor|actress|"
                   r"singer|director|player|author|writer|person|man|woman|artist|musician|politician)\b",
@@ -99,29 +101,8 @@ def _without_titles(question: str) -> str:
     return f"{head} {rest}"
 
 
-def content_words(text: str) -> list[str]:
-    return [w for w in (m.group().lower() for m in WORD.finditer(text)) if w not in STOP_WORDS and len(w) > 1]
-
-
-_SUFFIXES = ("ing", "ed", "es", "s")
-
-
-def stem(word: str) -> str:
-    """A crude stem, enough to match "died" with "die" and "founded" with "founder": drop one common
-    suffix, keep at most 5 letters."""
-    for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            word = word[: -len(suffix)]
-            break
-    else:
-        if word.endswith("ed"):  # "died" → "die"
-            word = word[:-1]
-    return word[:5]
-
-
 def _norm(text: str) -> str:
     return " ".join(m.group().lower() for m in WORD.finditer(text) if m.group().lower() not in ("a", "an", "the"))
-
 
 
 @dataclass
@@ -142,16 +123,6 @@ W = {"about": 0.5, "relation": 3.0, "near": 1.5, "novel": 2.0, "source": 0.4, "t
      "kind": 1.0, "bridge": -0.5, "repeats": 0.2, "category": 3.0}
 # For the bridge of a multi-hop question, being named where the question's entities are matters most.
 BRIDGE_W = {"about": 2.0, "relation": 0.5, "near": 1.5, "novel": 1.0, "source": 0.0, "kind": 1.0, "repeats": 0.2}
-
-
-@dataclass(frozen=True)
-class EvidenceSentence:
-    text: str
-    source: int  # 0-based rank of its source (search order)
-    title: str = ""
-    hop: bool = False  # found by a follow-up search for a bridge entity
-    url: str = ""  # the source it belongs to
-    position: int = 0  # its index among its source's sentences (0: the lead, which defines the subject)
 
 
 _WH_HEAD = re.compile(r"\b(?:what|which|whose)\s+((?:[\w'’\-]+\s+){0,3}[\w'’\-]+)", re.IGNORECASE)
@@ -315,37 +286,6 @@ def linked_titles(sentences: list[EvidenceSentence], entity: set[str]) -> set[st
             continue
         named |= {key for span in name_spans(sent.text) if (key := _norm(span.text)) in titles}
     return named
-
-
-BIRTH = frozenset({"born", "birth", "b"})
-DEATH = frozenset({"die", "death", "dead", "kill", "d"})
-
-
-def life_date(sentence: str, start: int) -> frozenset[str]:
-    """Whether a date is a birth or a death: "born 1640", "died on 16 April 1689", or in
-    "Name (1640 – 16 April 1689)" before or after the dash. Empty when it says neither."""
-    before = [stem(w.lower()) for w in WORD.findall(sentence[max(0, start - 25):start])][-3:]
-    if BIRTH & set(before):
-        return BIRTH
-    if DEATH & set(before):
-        return DEATH
-    depth, opened = 0, -1
-    for i in range(start - 1, -1, -1):  # the innermost "(" still open at `start` (skipping closed pairs)
-        if sentence[i] == ")":
-            depth += 1
-        elif sentence[i] == "(":
-            if depth == 0:
-                opened = i
-                break
-            depth -= 1
-    if opened < 0:
-        return frozenset()
-    closed = sentence.find(")", start)
-    inside = sentence[opened:closed if closed > 0 else len(sentence)]
-    dash = max(inside.rfind("–"), inside.rfind("—"), inside.rfind(" - "))
-    if dash < 0:
-        return frozenset()
-    return DEATH if start > opened + dash else BIRTH
 
 
 def _shape(sentence: str, span: Span, asks: str | None) -> float:

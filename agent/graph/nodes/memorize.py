@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from .context import ResearchContext
-from .state import Citation, ResearchState
+from ..context import ResearchContext
+from ..state import Citation, ResearchState
 
 
 def answer_is_verified(answer: str, citations: list[Citation]) -> bool:

@@ -1,0 +1,15 @@
+"""The reader's unit of evidence: a sentence of a source the run read, with where it stands."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class EvidenceSentence:
+    text: str
+    source: int  # 0-based rank of its source (search order)
+    title: str = ""
+    hop: bool = False  # found by a follow-up search for a bridge entity
+    url: str = ""  # the source it belongs to
+    position: int = 0  # its index among its source's sentences (0: the lead, which defines the subject)
