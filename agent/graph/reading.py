@@ -1,15 +1,16 @@
 """What the run has read, as sentences to choose answers and bridge entities from.
 
 Every source an executor fetched in full is kept in the state (`sources`); its text comes back from
-the toolbox, which holds every page, document and file the run opened. Sentences are the unit: a
-chosen answer cites the sentence it was taken from, which the citation check then finds in the source.
+the toolbox, which holds every page, document and file the run opened. Its reading units (sentences, table
+rows, items, fields: agent/reader/units.py) are what answers are taken from: a chosen answer cites the unit it
+came from, which the citation check then finds in the source.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from deepresearch.agent.reader import EvidenceSentence, normalise, split_sentences
+from deepresearch.agent.reader import EvidenceSentence, normalise, read_units
 
 from .state import SourceRead
 
@@ -25,8 +26,9 @@ def read_sentences(sources: list[SourceRead], source_text: Callable[[str], str |
         text = source_text(src["url"])
         if not text:
             continue
-        out += [EvidenceSentence(s, src["rank"], src["title"], src["hop"], src["url"], position=i)
-                for i, s in enumerate(split_sentences(without_heading(text, src["title"])))]
+        out += [EvidenceSentence(u.text, src["rank"], src["title"], src["hop"], src["url"], position=i, kind=u.kind,
+                                 header=u.header, heading=u.heading, key=u.key)
+                for i, u in enumerate(read_units(without_heading(text, src["title"])))]
     return out
 
 

@@ -5,11 +5,12 @@ trainer and the scripts import it from here.
 - answer_options(question, sentences, pool=, bridges=): the writer's choices, the one the evidence decides for,
   and the ranked spans (options.py); bridge_options: the names a multi-hop question's follow-up hop may search
 - answer_choices: the answer's form (yes/no, "A or B") as the question gives it (answer_form.py)
-- split_sentences, normalise, locate, quote_supported, best_sentences: sentences and quotes (text.py)
+- read_units: a document's reading units, following its structure (units.py); split_sentences, normalise, locate,
+  quote_supported, best_sentences: units as strings, and quotes (text.py)
 - TEMPLATE, BRIDGE_TEMPLATE, LIKELIHOOD_WEIGHT, the roles: how the policy's likelihood is asked and weighed
   beside the rules' features (likelihood.py; the graph's scoring.py makes the calls)
 
-Inside, a module uses only those listed before it: text, spans, countries, evidence, likelihood; words,
+Inside, a module uses only those listed before it: units, text, spans, countries, evidence, likelihood; words,
 answer_form; candidates, comparison; shared_property; options.
 """
 
@@ -27,10 +28,11 @@ from .likelihood import (
 )
 from .options import BRIDGE_OPTIONS, AnswerOptions, answer_options, bridge_options
 from .text import best_sentences, locate, normalise, quote_supported, split_sentences
+from .units import Unit, read_units
 
 __all__ = [
     "ANSWER_ROLE", "BRIDGE_OPTIONS", "BRIDGE_ROLE", "BRIDGE_TEMPLATE", "EMPTY_LIKELIHOOD", "LIKELIHOOD_WEIGHT",
     "NOT_FOUND", "TEMPLATE", "TEMPLATE_VERSION", "YES_NO", "AnswerOptions", "Candidate", "EvidenceSentence",
     "answer_choices", "answer_options", "best_sentences", "bridge_options", "locate", "normalise", "quote_supported",
-    "split_sentences",
+    "split_sentences", "read_units", "Unit",
 ]

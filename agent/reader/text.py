@@ -1,43 +1,18 @@
-"""Text handling for evidence: sentence splitting, normalisation, and locating a quote in a source."""
+"""Text handling for evidence: its units as strings, normalisation, and locating a quote in a source."""
 
 from __future__ import annotations
 
 import re
 import unicodedata
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
+from .units import read_units
+
 _WORD = re.compile(r"\w+", re.UNICODE)
-# A full stop that ends an initial or a title does not end the sentence: "M. Night Shyamalan",
-# "directed by F. Javier Gutiérrez", "Dr. Norman Borlaug" (split there, a name is lost in two halves).
-_ABBREVIATION_END = re.compile(r"(?:^|[\s(\"'])(?:[A-Z]|Dr|Mr|Mrs|Ms|Mt|St|Jr|Sr|Prof|Gen|Col|Capt|Lt|Sgt|Rev|Gov|"
-                               r"Sen|Rep|Hon|Fr|No|Vol|vs|ca|c)\.$")
 
 
-def split_sentences(text: str, max_chars: int = 400) -> list[str]:
-    """Split prose into sentences; very long runs are cut so every option stays quotable."""
-    out: list[str] = []
-    for para in re.split(r"\n\s*\n|\n(?=[-*#] )", text):
-        para = " ".join(para.split())
-        for sent in _joined_after_abbreviations(_SENTENCE_END.split(para)):
-            sent = sent.strip()
-            while len(sent) > max_chars:
-                cut = sent.rfind(" ", 0, max_chars)
-                cut = cut if cut > max_chars // 2 else max_chars
-                out.append(sent[:cut].strip())
-                sent = sent[cut:].strip()
-            if len(sent) >= 12:
-                out.append(sent)
-    return out
-
-
-def _joined_after_abbreviations(pieces: list[str]) -> list[str]:
-    out: list[str] = []
-    for piece in pieces:
-        if out and _ABBREVIATION_END.search(out[-1]):
-            out[-1] = f"{out[-1]} {piece}"
-        else:
-            out.append(piece)
-    return out
+def split_sentences(text: str) -> list[str]:
+    """The reading units of a text as strings: sentences of prose, table rows, items, log lines (units.py)."""
+    return [u.text for u in read_units(text)]
 
 
 def without_disambiguation(title: str) -> str:
