@@ -13,7 +13,6 @@ from typing import Any, ClassVar, Literal
 from deepresearch.tools.base import Tool, ToolFailure
 from deepresearch.tools.config import SandboxSettings
 from deepresearch.tools.sandbox.runner import SCRIPT, SandboxUnavailable, check_available, limits_for, run_python
-from deepresearch.tools.untrusted import fence_untrusted
 from pydantic import BaseModel, Field
 
 LIMIT_MESSAGES = {
@@ -88,9 +87,8 @@ class PythonTool(Tool[PythonInput, PythonOutput]):
     plannable: ClassVar[bool] = True
 
     def observe(self, value: str, output: dict[str, Any]) -> str:
-        # The code's output can echo what it read (pages the model copied into it): untrusted, fenced.
-        return f"{self.name} → exit {output.get('exit_code')}, stdout:\n" + fence_untrusted(
-            str(output.get("stdout", "")), source="the sandboxed code's output", max_chars=300)
+        # The code's output can echo what it read (pages the model copied into it): the executor fences it.
+        return f"{self.name} → exit {output.get('exit_code')}, stdout:\n" + str(output.get("stdout", ""))[:300]
 
     def __init__(self, settings: SandboxSettings):
         self.settings = settings
