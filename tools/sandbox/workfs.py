@@ -129,11 +129,18 @@ def _run(command: list[str]) -> int:
                 os.killpg(child[0], signal.SIGKILL)
 
     signal.signal(signal.SIGTERM, kill)
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})  # a SIGTERM now waits until `child` is known
     pid = os.fork()
     if pid == 0:
+        _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)  # we die before bwrap is up: so does the command
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
         os.setsid()
-        os.execvp(command[0], command)
+        try:
+            os.execvp(command[0], command)
+        finally:  # not found: the child must not go on as a copy of this script
+            os._exit(127)
     child.append(pid)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
     _, wait_status = os.waitpid(pid, 0)  # retried after a signal (PEP 475)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     return wait_status
