@@ -39,10 +39,12 @@ TMPFS_BYTES = 64 * 1024 * 1024
 SHM_BYTES = 16 * 1024 * 1024  # POSIX shared memory / multiprocessing locks need little
 SHM_INODES = 256
 _WORKFS = Path(workfs.__file__)
-# The host folder of one run (owned by the sandbox's uid): the script, the capped mounts' mount points (seen
-# only in workfs's mount namespace), the files copied out, and workfs's result.
+# The host folder of one run: ours (0711), holding the script (0600: workfs reads it while still root, so the
+# sandbox's uid must not be able to swap it) and, owned by the sandbox's uid, the capped mounts' mount points
+# (seen only in workfs's mount namespace), the files copied out, and workfs's result.
 _MOUNTS = {"work": WORK, "tmp": "/tmp", "shm": "/dev/shm"}
 _OUT = "out"
+_STATE = "state"
 _RO_ETC = ("/etc/alternatives", "/etc/ld.so.cache", "/etc/fonts", "/etc/matplotlibrc", "/etc/localtime")
 _USR_LINKS = ("bin", "lib", "lib64", "sbin")
 
@@ -103,12 +105,13 @@ def sandbox_uid(settings: SandboxSettings) -> int:
 def prepare_workdir(code: str, run_uid: int) -> Path:
     """A run's fresh host folder holding the script, owned by the sandbox's uid; the caller removes it."""
     workdir = Path(tempfile.mkdtemp(prefix="deepresearch-sandbox-"))
+    workdir.chmod(0o711)  # the sandbox's uid passes through to its folders, and sees nothing else here
     (workdir / SCRIPT).write_text(code)
-    for name in (*_MOUNTS, _OUT):
+    (workdir / SCRIPT).chmod(0o600)
+    for name in (*_MOUNTS, _OUT, _STATE):
         (workdir / name).mkdir()
-    if os.geteuid() == 0:
-        for path in (workdir, *(workdir / name for name in (*_MOUNTS, _OUT))):
-            os.chown(path, run_uid, run_uid)
+        if os.geteuid() == 0:
+            os.chown(workdir / name, run_uid, run_uid)
     return workdir
 
 
@@ -189,7 +192,7 @@ def _workfs_spec(limits: RunLimits, workdir: Path, run_uid: int) -> str:
     caps = {"work": (limits.max_disk_bytes, limits.max_inodes), "tmp": (TMPFS_BYTES, limits.max_inodes),
             "shm": (SHM_BYTES, SHM_INODES)}
     return json.dumps({
-        "base": str(workdir), "run_uid": run_uid, "script": SCRIPT, "work": "work", "out": _OUT,
+        "base": str(workdir), "run_uid": run_uid, "script": SCRIPT, "work": "work", "out": _OUT, "state": _STATE,
         "mounts": [{"folder": name, "bytes": size, "inodes": inodes} for name, (size, inodes) in caps.items()],
         "max_files": limits.max_files, "max_file_bytes": limits.max_file_bytes,
     })
@@ -248,7 +251,9 @@ def _stop(proc: asyncio.subprocess.Process, how: signal.Signals) -> None:
 def _result(workdir: Path) -> dict:
     """What workfs.py wrote when the sandbox ended; nothing if it did not get that far."""
     try:
-        return json.loads((workdir / workfs.RESULT).read_text())
+        fd = os.open(workdir / _STATE / workfs.RESULT, os.O_RDONLY | os.O_NOFOLLOW)
+        with os.fdopen(fd, "rb") as handle:
+            return json.loads(handle.read(10_000))
     except (OSError, ValueError):
         return {}
 

@@ -15,7 +15,7 @@ fast writer through 230 MB past its limit. So this script, outside the sandbox:
 5. when the command has ended (every sandboxed process is dead, so nothing races the copy), copies the
    first `max_files` regular files of the work folder, in the order the tool lists them, to `out/`: the
    content when at most `max_file_bytes`, else an empty file of the same size (listed, not returned);
-   symlinks and special files are never opened. Then writes `result.json` (exit status, a full limit) and
+   symlinks and special files are never opened. Then writes `state/result.json` (exit status, a full limit) and
    exits with the command's status.
 """
 
@@ -162,7 +162,7 @@ def main(spec: dict, command: list[str]) -> int:
     full = _full(work)
     _copy_out(work, os.path.join(base, spec["out"]), spec["script"], spec["max_files"], spec["max_file_bytes"])
     status = _status(wait_status)
-    with open(os.path.join(base, RESULT), "w") as handle:
+    with open(os.path.join(base, spec["state"], RESULT), "w") as handle:
         json.dump({"exit_code": status, "full": full}, handle)
     return status if status >= 0 else 128 - status
 
