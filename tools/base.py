@@ -19,8 +19,6 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from .untrusted import fence_untrusted
-
 InputT = TypeVar("InputT", bound=BaseModel)
 OutputT = TypeVar("OutputT", bound=BaseModel)
 
@@ -74,10 +72,9 @@ class Tool(ABC, Generic[InputT, OutputT]):
         return {next(iter(self.input_model.model_fields)): value}
 
     def observe(self, value: str, output: dict[str, Any]) -> str:
-        """A short text of what a call with input `value` returned, for the executor's next decision.
-        Tool output is untrusted: fenced, and cut short."""
-        return f"{self.name}({value!r}) →\n" + fence_untrusted(str(output.get("text") or output), source=value,
-                                                               max_chars=300)
+        """A short text of what a call with input `value` returned, for the executor's next decision: plain
+        text, cut short. The input and the output are untrusted: the executor fences every observation."""
+        return f"{self.name}({value!r}) →\n" + str(output.get("text") or output)[:300]
 
     def sources(self, output: dict[str, Any]) -> list[Surfaced]:
         """The sources a call surfaced, best first (none by default)."""

@@ -1,9 +1,12 @@
 """Page text is data, never instructions: fence it for prompts and flag text that tries to instruct.
 
-    prompt_part = fence_untrusted(page_text, source=url)
+    prompt_part = fence_untrusted(f"{title}\n\n{page_text}", source="the source")
 
 The fence carries a random tag the page cannot know, and any look-alike of the closing marker inside
-the text is defused, so a page cannot "close" the fence and speak as the system.
+the text is defused, so a page cannot "close" the fence and speak as the system. Every string a stranger
+wrote goes inside: bodies, titles, snippets, addresses (a URL's path or fragment can say anything), file
+names, server messages. `source` is shown outside the fence: it is our own label ("the source", "this
+step's tool calls"), never a URL or a title.
 """
 
 from __future__ import annotations
@@ -26,7 +29,8 @@ def looks_like_injection(text: str) -> bool:
 
 
 def fence_untrusted(text: str, *, source: str, max_chars: int | None = None) -> str:
-    """Render untrusted text for a prompt: a notice, then the text between unforgeable markers."""
+    """Render untrusted text for a prompt: a notice naming `source` (a fixed label of ours, shown as is), then
+    the text between unforgeable markers."""
     # The tag is a digest of what is fenced: unguessable by the page's author before the page exists
     # (a text cannot contain its own 64-bit digest), and the same for the same text, so prompts, and
     # with them traces, are reproducible.

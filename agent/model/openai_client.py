@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from deepresearch.agent.trace.redact import redact_urls
 
 from .base import ChatModel, ModelError, ScoringUnsupported
 from .types import ChatRequest, Completion, Timings
@@ -46,6 +47,7 @@ class OpenAIChatModel(ChatModel):
         adapter_paths: dict[str, Path] | None = None,
     ) -> None:
         self.base_url = base_url.rstrip("/")
+        self.shown_url = redact_urls(self.base_url)  # for messages: a key can ride in the address
         self.model_name = model
         self._api_key = api_key
         self._timeout = httpx.Timeout(timeout_s, connect=min(10.0, timeout_s))
@@ -85,13 +87,13 @@ class OpenAIChatModel(ChatModel):
                 last_error = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
                 continue
             except httpx.TimeoutException as exc:
-                raise ModelError(f"model server {self.base_url} timed out ({type(exc).__name__})") from exc
+                raise ModelError(f"model server {self.shown_url} timed out ({type(exc).__name__})") from exc
             if response.status_code in RETRY_STATUS:
                 last_error = f"HTTP {response.status_code}: {_error_message(response)}"
                 continue
             return response
         raise ModelError(
-            f"model server {self.base_url} unreachable or failing after {self._max_retries + 1} tries "
+            f"model server {self.shown_url} unreachable or failing after {self._max_retries + 1} tries "
             f"({last_error}); "
             "start it with `deepresearch serve-model` or fix model.base_url"
         )
@@ -117,11 +119,11 @@ class OpenAIChatModel(ChatModel):
             response = await self._request("POST", f"{self.base_url}/chat/completions", payload)
         if response.status_code == 404:
             raise ModelError(
-                f"model server {self.base_url} does not serve model/adapter {payload['model']!r}: "
+                f"model server {self.shown_url} does not serve model/adapter {payload['model']!r}: "
                 f"{_error_message(response)}"
             )
         if response.status_code != 200:
-            raise ModelError(f"model server {self.base_url} refused the request: {_error_message(response)}")
+            raise ModelError(f"model server {self.shown_url} refused the request: {_error_message(response)}")
         return self._completion(response.json(), request, adapter, time.perf_counter() - started)
 
     def _payload(self, request: ChatRequest, adapter: str | None, vllm: bool) -> dict[str, Any]:
@@ -154,7 +156,7 @@ class OpenAIChatModel(ChatModel):
             choice = data["choices"][0]
             text = choice["message"].get("content") or ""
         except (KeyError, IndexError, TypeError) as exc:
-            raise ModelError(f"model server {self.base_url} sent an answer without a choice") from exc
+            raise ModelError(f"model server {self.shown_url} sent an answer without a choice") from exc
         logprob_items = (choice.get("logprobs") or {}).get("content") or []
         parsed = None
         if request.json_schema is not None:
@@ -177,7 +179,7 @@ class OpenAIChatModel(ChatModel):
     async def score(self, prompt: str, continuations: list[str], adapter: str | None = None) -> list[list[float]]:
         """vLLM's completions endpoint echoes the prompt's token log-probabilities; other servers cannot."""
         if not await self.is_vllm():
-            raise ScoringUnsupported(f"model server {self.base_url} is not vLLM: it cannot score text")
+            raise ScoringUnsupported(f"model server {self.shown_url} is not vLLM: it cannot score text")
         adapter = self.resolve_adapter(adapter)
         out = []
         for tail in continuations:
@@ -185,7 +187,7 @@ class OpenAIChatModel(ChatModel):
                        "temperature": 0.0, "echo": True, "logprobs": 0}
             response = await self._request("POST", f"{self.base_url}/completions", payload)
             if response.status_code != 200:
-                raise ModelError(f"model server {self.base_url} refused to score: {_error_message(response)}")
+                raise ModelError(f"model server {self.shown_url} refused to score: {_error_message(response)}")
             out.append(continuation_logprobs(response.json(), len(prompt), len(prompt) + len(tail)))
         return out
 
@@ -196,7 +198,7 @@ class OpenAIChatModel(ChatModel):
         response = await self._request("POST", f"{self.base_url}/load_lora_adapter", payload)
         if response.status_code != 200:
             raise ModelError(
-                f"model server {self.base_url} could not load adapter {name!r}: {_error_message(response)}"
+                f"model server {self.shown_url} could not load adapter {name!r}: {_error_message(response)}"
             )
         self._loaded.add(name)
         self._adapter_paths[name] = Path(path)
@@ -205,7 +207,7 @@ class OpenAIChatModel(ChatModel):
         response = await self._request("POST", f"{self.base_url}/unload_lora_adapter", {"lora_name": name})
         if response.status_code != 200:
             raise ModelError(
-                f"model server {self.base_url} could not unload adapter {name!r}: {_error_message(response)}"
+                f"model server {self.shown_url} could not unload adapter {name!r}: {_error_message(response)}"
             )
         self._loaded.discard(name)
         self._adapter_paths.pop(name, None)
@@ -220,7 +222,7 @@ class OpenAIChatModel(ChatModel):
         """Ask the server which LoRA adapters it serves (models with a parent)."""
         response = await self._request("GET", f"{self.base_url}/models")
         if response.status_code != 200:
-            raise ModelError(f"model server {self.base_url} cannot list models: {_error_message(response)}")
+            raise ModelError(f"model server {self.shown_url} cannot list models: {_error_message(response)}")
         entries = response.json().get("data") or []
         self._loaded = {e["id"] for e in entries if e.get("parent")}
         return self.adapters()

@@ -52,13 +52,14 @@ async def _load_into_server(name: str | None) -> str:
     if settings.model.backend != "openai" or name is None:
         return ""
     from deepresearch.agent.model.base import ModelError
+    from deepresearch.agent.trace.redact import redact_urls
     from deepresearch.app.runtime import build_model_from
     from deepresearch.train.publish import serve_adapter
 
     model = build_model_from(settings.model_copy(update={"model": settings.model.model_copy(update={"adapter": None})}))
     try:
         await serve_adapter(name, _registry(), [model])
-        return f" (loaded into {settings.model.base_url})"
+        return f" (loaded into {redact_urls(settings.model.base_url or '')})"
     except ModelError as exc:
         raise fail(f"model server: {exc}") from None
     finally:

@@ -88,7 +88,9 @@ def check_server(s: Settings) -> Check:
         resp.raise_for_status()
         names = [m.get("id") for m in resp.json().get("data", [])]
     except Exception as exc:  # any failure here is reported, not raised
-        return "fail", f"model server {s.model.base_url} unreachable ({type(exc).__name__})", \
+        from deepresearch.agent.trace.redact import redact_urls
+
+        return "fail", f"model server {redact_urls(s.model.base_url)} unreachable ({type(exc).__name__})", \
             "start it: deepresearch serve-model"
     if s.model.name not in names:
         return "fail", f"server has no model '{s.model.name}' (has: {', '.join(map(str, names))})", \

@@ -78,3 +78,22 @@ def test_failed_refresh_keeps_an_existing_index(tmp_path: Path):
     finally:
         registry.close()
     assert info.documents == 1 and info.sources == {str(good): 1}
+
+
+def test_a_folder_whose_every_file_is_skipped_makes_no_index(tmp_path: Path):
+    """Before: `index` exited 0 and `index --list` showed the index with 0 documents."""
+    folder = tmp_path / "papers"
+    folder.mkdir()
+    (folder / "empty.txt").write_text("   ")
+    (folder / "binary.txt").write_bytes(b"\0\1\2" * 100)
+    pictures = tmp_path / "pictures"
+    pictures.mkdir()
+    (pictures / "cat.png").write_bytes(b"\x89PNG")
+    env = clean_env(tmp_path)
+    for path, why in ((folder, "every file was skipped (2; first: "), (pictures, "no md, txt, html or pdf file")):
+        proc = cli("index", str(path), "--name", "nothing", env=env)
+        assert proc.returncode == 2, proc.stdout + proc.stderr
+        line = one_error_line(proc)
+        assert "nothing was indexed" in line and why in line and str(path) in line, line
+        listed = cli("index", "--list", env=env)
+        assert "nothing" not in listed.stdout and not (tmp_path / "data" / "indexes" / "nothing").exists()

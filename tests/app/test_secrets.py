@@ -78,3 +78,49 @@ def test_old_or_hand_built_snapshots_are_masked_on_the_way_in_and_out(tmp_path: 
     }
     store.close()
     assert redact_secrets(snapshot)["model"]["max_tokens"] == 384  # other settings are untouched
+
+
+URL_KEYS = ("sk-inurl-77aa", "qk-88bb")
+
+
+def test_a_key_inside_the_model_address_is_never_written_or_shown(tmp_path: Path):
+    """Before: `model.base_url = http://user:sk-…@host/v1` was stored as is in the run's settings snapshot."""
+    def no_url_key(blob: bytes, where: str) -> None:
+        for value in URL_KEYS:
+            assert value.encode() not in blob, f"{value} found in {where}"
+
+    with fake_openai_server() as server:
+        address = server.base_url.replace("http://", f"http://user:{URL_KEYS[0]}@")
+        env = clean_env(tmp_path, DEEPRESEARCH_MODEL__BACKEND="openai", DEEPRESEARCH_MODEL__NAME="fake",
+                        DEEPRESEARCH_MODEL__BASE_URL=address, DEEPRESEARCH_AGENT__BUDGET__MAX_ROUNDS="1",
+                        DEEPRESEARCH_AGENT__BUDGET__MAX_PLAN_STEPS="1")
+        asked = cli("ask", "--offline", "--quiet", "--json", "Who designed the Analytical Engine?", env=env)
+    assert asked.returncode in (0, 1, 3), asked.stderr[-3000:]
+    assert server.authorizations  # the address, key and all, was used to reach the model server
+    run_id = json.loads(asked.stdout)["run_id"]
+    # A model server that cannot be reached: its address is in the error, shown and stored.
+    env["DEEPRESEARCH_MODEL__BASE_URL"] = f"http://user:{URL_KEYS[0]}@127.0.0.1:9/v1?key={URL_KEYS[1]}"
+    env["DEEPRESEARCH_MODEL__MAX_RETRIES"] = "0"
+    failed = cli("ask", "--offline", "--quiet", "--json", "Who designed the Analytical Engine?", env=env)
+    assert failed.returncode != 0 and "127.0.0.1:9" in failed.stdout + failed.stderr, failed.stderr[-3000:]
+    for proc, where in ((asked, "ask"), (failed, "the failed ask")):
+        no_url_key(proc.stdout.encode() + proc.stderr.encode(), f"{where}'s output")
+    for path in (tmp_path / "data").rglob("*"):
+        if path.is_file():
+            no_url_key(path.read_bytes(), str(path))
+    store = TraceStore(tmp_path / "data" / "traces.db")
+    settings = store.get_run(run_id).settings
+    store.close()
+    assert settings["model"]["base_url"] == server.base_url.replace("http://", f"http://{MASK}@")
+    shown = cli("runs", "show", run_id, "--json", env=env)
+    exported = cli("runs", "export", str(tmp_path / "runs.jsonl"), env=env)
+    assert shown.returncode == 0 and exported.returncode == 0, shown.stderr + exported.stderr
+    no_url_key(shown.stdout.encode() + (tmp_path / "runs.jsonl").read_bytes(), "runs show and export")
+
+
+def test_keys_in_addresses_are_masked_in_hand_built_snapshots():
+    snapshot = {"model": {"base_url": "https://u:p4ss@api.example/v1?key=k3y&region=eu"},
+                "tools": {"search": {"searxng_url": "http://tok3n@search.lan/?access_token=a7&q=1"}}, "note": "plain"}
+    assert redact_secrets(snapshot) == {
+        "model": {"base_url": f"https://{MASK}@api.example/v1?key={MASK}&region=eu"},
+        "tools": {"search": {"searxng_url": f"http://{MASK}@search.lan/?access_token={MASK}&q=1"}}, "note": "plain"}

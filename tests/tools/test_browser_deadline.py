@@ -1,14 +1,17 @@
-"""One deadline per `open` call: robots.txt, the fetch and the Chromium render share `timeout_s`.
+"""One deadline per `open` call: robots.txt, the fetch, the PDF parse and the Chromium render share `timeout_s`.
 
 Loopback servers trickle robots.txt and pages and serve a script that never finishes; before, each
 phase had a fresh allowance of its own (a 20 s limit took 53 s) and Chromium fetched the page again.
+A PDF that is slow to parse was read on the event loop, past any deadline (41.6 s under a 5 s limit).
 """
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 from deepresearch.tools.base import ToolOutcome
 from deepresearch.tools.browser.tool import BrowserTool
@@ -80,3 +83,33 @@ async def test_slow_robots_leaves_the_page_its_time_and_chromium_reuses_the_fetc
     assert out.output["method"] == "chromium" and "arctic terns" in out.output["text"]
     assert 1.8 < took < 8  # robots.txt took its share (a quarter), not the whole limit
     assert site.hits.get("/js-page") == 1  # the render was served the page the fast path had fetched
+
+
+def _children_running(script: str) -> list[int]:
+    """Our child processes whose command line names `script`."""
+    found = []
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                ppid = int(Path(entry.path, "stat").read_text().rsplit(")", 1)[1].split()[1])
+                cmdline = Path(entry.path, "cmdline").read_bytes()
+            except (OSError, IndexError, ValueError):
+                continue
+            if ppid == os.getpid() and script.encode() in cmdline:
+                found.append(int(entry.name))
+    return found
+
+
+async def test_a_pdf_that_is_slow_to_parse_ends_at_the_deadline():
+    slow = servers.slow_pdf(60)  # ~14 KB, ~15 s of pypdf (it stops at twice max_text_chars)
+    assert len(slow) < 30_000
+    with serve({"/slow.pdf": lambda h: h.send(200, slow, "application/pdf"),
+                "/ok.pdf": lambda h: h.send(200, servers.make_pdf(["Kelp grows fast."], "Kelp"), "application/pdf")},
+               ) as site:
+        out, took = await _open(site, "/slow.pdf", timeout_s=3)
+        assert out.error_kind == "timeout", out
+        assert took < 3 + 1.0, f"{took:.1f}s for a 3 s limit"
+        assert _children_running("extract/pdf.py") == []  # the parser was killed, not left running
+        out, _ = await _open(site, "/ok.pdf", timeout_s=10)  # a readable PDF still reads
+    assert out.ok and out.output["method"] == "pdf" and out.output["title"] == "Kelp", out
+    assert "Kelp grows fast." in out.output["text"]

@@ -277,8 +277,8 @@ async def test_start_up_probe_runs_exactly_the_command_the_tool_runs(monkeypatch
     assert (await run(tool, "print('hi')"))["stdout"] == "hi\n"
 
     def same_workdir(argv: list[str]) -> list[str]:  # each run gets a fresh work dir and seccomp descriptor
-        workdir, fd = argv[argv.index("--bind") + 1], argv.index("--seccomp") + 1
-        return ["FD" if i == fd else "WORKDIR" if arg == workdir else arg for i, arg in enumerate(argv)]
+        workdir, fd = str(Path(argv[argv.index("--bind") + 1]).parent), argv.index("--seccomp") + 1
+        return ["FD" if i == fd else arg.replace(workdir, "WORKDIR") for i, arg in enumerate(argv)]
 
     assert same_workdir(seen["probe"]) == same_workdir(seen["tool"])
     probe = seen["probe"]
@@ -291,7 +291,7 @@ async def test_a_probe_that_cannot_mount_proc_disables_the_tool_with_the_contain
     monkeypatch.setattr(runner, "_probed", {})
     folder = Path(tempfile.mkdtemp(prefix="fake-bwrap-"))
     try:
-        folder.chmod(0o755)  # setpriv runs it as nobody when the tests run as root
+        folder.chmod(0o755)  # it runs as nobody when the tests run as root
         bwrap = folder / "bwrap"
         bwrap.write_text("#!/bin/sh\necho 'bwrap: Cannot mount proc on /newroot/proc: Operation not permitted' >&2\n"
                          "exit 1\n")

@@ -33,19 +33,18 @@ def test_the_planner_and_executors_are_offered_the_plannable_tools():
 def test_observations_and_sources():
     hits = {"hits": [{"title": "Ada", "url": "http://w/ada", "doc_id": "d1"}, {"title": "No url", "url": ""}]}
     search = bare(SearchTool)
-    seen = search.observe("ada", hits)  # hit titles are the pages' text: fenced
-    assert seen.startswith("search('ada') → 2 results\n") and "UNTRUSTED" in seen
-    assert "\n  Ada — http://w/ada\n  No url — \n<<<END UNTRUSTED" in seen
+    # plain text: the executor fences every observation (tests/agent/test_fencing.py)
+    assert search.observe("ada", hits) == "search('ada') → 2 results\n  Ada — http://w/ada\n  No url — "
     assert search.observe("ada", {"hits": []}) == "search('ada') → 0 results"
     assert search.sources(hits) == [Surfaced(url="http://w/ada", title="Ada", doc_id="d1")]
     page = {"url": "http://w/a", "final_url": "http://w/b", "title": "B", "text": "Text.", "doc_id": None}
     assert bare(BrowserTool).sources(page) == [Surfaced(url="http://w/b", title="B", text="Text.")]
     assert bare(BrowserTool).sources({**page, "text": ""}) == []
-    assert "UNTRUSTED" in bare(BrowserTool).observe("http://w/a", page)  # page text is fenced
+    assert bare(BrowserTool).observe("http://w/a", page) == "open('http://w/a') →\nText."
     assert bare(ReadFileTool).sources({"path": "/f.md", "title": "f", "text": "T."}) == [
         Surfaced(url="/f.md", title="f", text="T.")]
     ran = bare(PythonTool).observe("print(4)", {"exit_code": 0, "stdout": "4\n"})
-    assert ran.startswith("python → exit 0, stdout:\n") and "UNTRUSTED" in ran and ">>>\n4\n\n<<<END" in ran
+    assert ran == "python → exit 0, stdout:\n4\n"
     recalled = {"memories": [{"text": "Ada was born in 1815."}], "documents": [{"snippet": "My notes."}]}
     assert bare(RecallTool).notes(recalled) == ["Ada was born in 1815.", "My notes."]
     assert bare(RecallTool).sources(recalled) == []

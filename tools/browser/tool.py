@@ -2,10 +2,11 @@
 
 Order of work: local:// documents come from the index with no network; web pages go through robots.txt,
 then the httpx fast path (guarded, size-capped), then Chromium when the page needs JavaScript, the fast
-path found too little text, or the caller asked. PDFs become text with pypdf. Anything else is refused.
+path found too little text, or the caller asked. PDFs become text with pypdf, in a child process. Anything else
+is refused.
 
-One deadline (`timeout_s`) covers the whole call: robots.txt, every fetch and redirect, and the Chromium
-render each get what is left of it, never a fresh allowance of their own.
+One deadline (`timeout_s`) covers the whole call: robots.txt, every fetch and redirect, the PDF parse and the
+Chromium render each get what is left of it, never a fresh allowance of their own.
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ from deepresearch.tools.browser.robots import RobotsCache
 from deepresearch.tools.config import BrowserSettings
 from deepresearch.tools.extract.chunks import Chunk, chunk_offsets
 from deepresearch.tools.extract.html import ExtractedPage, Link, extract_html
-from deepresearch.tools.extract.pdf import PdfError, pdf_to_text
+from deepresearch.tools.extract.pdf import PdfError
+from deepresearch.tools.extract.pdf_process import pdf_to_text_in_process
 from deepresearch.tools.index.registry import IndexRegistry
 from deepresearch.tools.index.store import IndexNotFound
 from deepresearch.tools.local_urls import local_url, parse_local_url
@@ -177,8 +179,8 @@ class BrowserTool(Tool[OpenInput, OpenOutput]):
                 "open reads HTML, text and PDF",
             )
         if kind == "pdf":
-            try:
-                title, text = pdf_to_text(fetched.body, max_chars=self.settings.max_text_chars * 2)
+            try:  # in a process the deadline kills: parsing a small PDF can take minutes
+                title, text = await pdf_to_text_in_process(fetched.body, max_chars=self.settings.max_text_chars * 2)
             except PdfError as exc:
                 raise ToolFailure("unsupported_content", f"{fetched.url}: {exc}") from None
             return self._result(url, fetched.url, ExtractedPage(title=title, text=text, links=[]), "pdf",

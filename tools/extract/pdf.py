@@ -1,10 +1,17 @@
-"""PDF to text with pypdf (imported on first use: ~0.15 s of every start-up otherwise)."""
+"""PDF to text with pypdf (imported on first use: ~0.15 s of every start-up otherwise).
+
+Also a script (standard library and pypdf only): `python -I pdf.py MAX_CHARS` reads a PDF on stdin and
+writes {"title", "text"} or {"error"} as JSON on stdout, so a caller with a deadline can parse in a process
+it can kill (pdf_process.py): a small PDF can take minutes of pypdf's time.
+"""
 
 from __future__ import annotations
 
 import io
+import json
 import logging
 import struct
+import sys
 import zlib
 
 # What a malformed or hostile PDF makes pypdf raise besides its own PyPdfError (which covers
@@ -53,3 +60,22 @@ def pdf_to_text(data: bytes, *, max_chars: int | None = None) -> tuple[str, str]
         raise PdfError(f"not a readable PDF ({type(exc).__name__}: {reason})") from None
     text = "\n\n".join(p for p in parts if p)
     return title, text[:max_chars] if max_chars is not None else text
+
+
+def _main() -> int:
+    import ctypes
+    import signal
+
+    ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: the caller died, stop parsing
+    max_chars = int(sys.argv[1]) if sys.argv[1:] and sys.argv[1] != "-" else None
+    try:
+        title, text = pdf_to_text(sys.stdin.buffer.read(), max_chars=max_chars)
+        answer: dict[str, str] = {"title": title, "text": text}
+    except PdfError as exc:
+        answer = {"error": str(exc)}
+    sys.stdout.write(json.dumps(answer))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_main())

@@ -6,7 +6,7 @@ import time
 from pathlib import Path
 
 from deepresearch.tools.index.documents import SyncReport
-from deepresearch.tools.index.ingest import Ingest
+from deepresearch.tools.index.ingest import Ingest, IngestError
 from deepresearch.tools.index.registry import IndexRegistry
 from pydantic import BaseModel
 
@@ -21,7 +21,8 @@ def index_paths(registry: IndexRegistry, name: str, paths: list[Path], *, vector
     """Add or refresh each path (JSONL corpus, folder or file) in index `name`, creating it if needed.
 
     Re-running with the same paths only touches documents whose content changed and removes those
-    that disappeared. Raises IngestError (one line) for a missing path or malformed corpus line.
+    that disappeared. Raises IngestError (one line) for a missing path or malformed corpus line, and when a
+    new index would hold nothing (every file skipped, or none of a kind it reads): no empty index is made.
     """
     ingests = [Ingest(path, max_file_bytes=registry.settings.index.max_file_bytes) for path in paths]
     created = not registry.exists(name)
@@ -35,6 +36,8 @@ def index_paths(registry: IndexRegistry, name: str, paths: list[Path], *, vector
             report = index.add(ingest, source=ingest.source)
             report.skipped.extend(ingest.skipped)
             reports.append(PathReport(path=ingest.source, report=report, seconds=time.perf_counter() - start))
+        if created and index.info().documents == 0:
+            raise IngestError(_nothing_indexed(name, reports))
         index.bm25.optimize()
     except BaseException:
         # A failed first build leaves nothing behind: an empty index in `index --list` would look
@@ -43,3 +46,11 @@ def index_paths(registry: IndexRegistry, name: str, paths: list[Path], *, vector
             registry.remove(name)
         raise
     return reports
+
+
+def _nothing_indexed(name: str, reports: list[PathReport]) -> str:
+    paths = ", ".join(item.path for item in reports)
+    skipped = [reason for item in reports for reason in item.report.skipped]
+    if skipped:
+        return f"nothing was indexed into {name!r}: every file was skipped ({len(skipped)}; first: {skipped[0]})"
+    return f"nothing was indexed into {name!r}: no md, txt, html or pdf file in {paths}"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -61,15 +62,37 @@ class Ingest:
                     raise IngestError(f"{self.path}:{number}: not a valid document line: {reason}") from None
 
     def _folder(self) -> Iterator[SourceDoc]:
-        for path in sorted(self.path.rglob("*")):
-            relative = path.relative_to(self.path)
-            if any(part.startswith(".") for part in relative.parts) or not path.is_file():
+        for path in sorted(self._folder_files()):
+            if path.suffix.lower() not in SUPPORTED_SUFFIXES or not path.is_file():
                 continue
-            if path.suffix.lower() not in SUPPORTED_SUFFIXES:
-                continue
-            doc = self._file(path, f"{self.path.name}/{relative.as_posix()}")
+            doc = self._file(path, f"{self.path.name}/{path.relative_to(self.path).as_posix()}")
             if doc is not None:
                 yield doc
+
+    def _folder_files(self) -> Iterator[Path]:
+        """The folder's files, hidden ones left out. A symlink that leads outside the folder is skipped (a link
+        to /etc/passwd or a private folder would be indexed, then served by `web serve`); linked folders are
+        never entered, and a link inside the folder is read where it leads."""
+        for folder, dirs, files in os.walk(self.path):  # followlinks=False
+            dirs[:] = [d for d in dirs if not d.startswith(".")]
+            for name in dirs:
+                if os.path.islink(os.path.join(folder, name)):
+                    self._outside(Path(folder, name))
+            for name in files:
+                path = Path(folder, name)
+                if not name.startswith(".") and not self._outside(path):
+                    yield path
+
+    def _outside(self, path: Path) -> bool:
+        """True (and the path skipped, saying why) when `path` is a link that leads out of the folder."""
+        if not path.is_symlink():
+            return False
+        target = Path(os.path.realpath(path))
+        if target.is_relative_to(self.path):
+            return False
+        self.skipped.append(f"{path}: a link to {target}, outside {self.path}: not followed "
+                            "(index that path itself to include it)")
+        return True
 
     def _file(self, path: Path, doc_id: str) -> SourceDoc | None:
         try:

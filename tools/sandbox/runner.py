@@ -1,22 +1,24 @@
 """Run untrusted Python in bubblewrap with resource limits; never without the sandbox.
 
 Layers, outermost first:
-- setpriv (only when we are root): drop to an unprivileged uid, because the kernel does not enforce
-  RLIMIT_NPROC for root, so a fork bomb would otherwise be unbounded;
+- workfs.py (a script in front of the command): as root, drop to an unprivileged uid, because the kernel
+  does not enforce RLIMIT_NPROC for root; mount size- and inode-capped tmpfs folders for /work, /tmp and
+  /dev/shm in a mount namespace of its own (bwrap's tmpfs takes no inode limit, a host folder no limit at
+  all), and copy the written files out when the sandbox has ended;
 - prlimit: address space, CPU seconds, processes, file size, open files, no core dumps;
 - bwrap: new user/pid/net/ipc/uts/cgroup namespaces (no network at all), read-only /usr, no home,
-  a read-only minimal /dev (null, zero, random, …), size-capped tmpfs for /tmp and /dev/shm (tmpfs pages
-  are host memory that RLIMIT_AS does not count), a fresh work dir as the only writable host path, a
+  a read-only minimal /dev (null, zero, random, …), those capped folders as the only writable paths, a
   cleared environment;
 - seccomp (seccomp.py): no System V shared memory or message queues, no memfd files: kernel-held memory
   that neither RLIMIT_AS nor a mount's size would count;
-- here: a wall-clock timeout, an output cap and a disk-use watchdog, each killing the process group.
+- here: a wall-clock timeout and an output cap, each killing the sandbox.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import shutil
 import signal
@@ -28,12 +30,21 @@ from pathlib import Path
 
 from deepresearch.tools.config import SandboxSettings
 
+from . import workfs
 from .seccomp import SeccompUnsupported, program, program_fd
 
 WORK = "/work"
 SCRIPT = "main.py"
 TMPFS_BYTES = 64 * 1024 * 1024
 SHM_BYTES = 16 * 1024 * 1024  # POSIX shared memory / multiprocessing locks need little
+SHM_INODES = 256
+_WORKFS = Path(workfs.__file__)
+# The host folder of one run: ours (0711), holding the script (0600: workfs reads it while still root, so the
+# sandbox's uid must not be able to swap it) and, owned by the sandbox's uid, the capped mounts' mount points
+# (seen only in workfs's mount namespace), the files copied out, and workfs's result.
+_MOUNTS = {"work": WORK, "tmp": "/tmp", "shm": "/dev/shm"}
+_OUT = "out"
+_STATE = "state"
 _RO_ETC = ("/etc/alternatives", "/etc/ld.so.cache", "/etc/fonts", "/etc/matplotlibrc", "/etc/localtime")
 _USR_LINKS = ("bin", "lib", "lib64", "sbin")
 
@@ -56,6 +67,9 @@ class RunLimits:
     max_procs: int
     max_output_bytes: int
     max_disk_bytes: int
+    max_inodes: int
+    max_files: int
+    max_file_bytes: int
 
 
 @dataclass
@@ -65,30 +79,39 @@ class RawRun:
     exit_code: int | None
     limit: str | None  # which of our limits ended the run, if one did
     duration_s: float
-    workdir: Path
+    workdir: Path  # the run's host folder: the caller removes it
     notes: list[str] = field(default_factory=list)
+
+    @property
+    def files_dir(self) -> Path:
+        """The files the code wrote, as copied out (see workfs.py)."""
+        return self.workdir / _OUT
 
 
 def limits_for(settings: SandboxSettings) -> RunLimits:
     return RunLimits(
         wall_timeout_s=settings.wall_timeout_s, cpu_s=settings.cpu_s, memory_bytes=settings.memory_mb << 20,
         max_procs=settings.max_procs, max_output_bytes=settings.max_output_bytes,
-        max_disk_bytes=settings.max_disk_mb << 20,
+        max_disk_bytes=settings.max_disk_mb << 20, max_inodes=settings.max_work_files,
+        max_files=settings.max_files, max_file_bytes=settings.max_file_bytes,
     )
 
 
 def sandbox_uid(settings: SandboxSettings) -> int:
-    """The uid the code runs as: `run_as_uid` when we are root (setpriv drops to it), else our own."""
+    """The uid the code runs as: `run_as_uid` when we are root (workfs drops to it), else our own."""
     return settings.run_as_uid if os.geteuid() == 0 else os.getuid()
 
 
 def prepare_workdir(code: str, run_uid: int) -> Path:
-    """A fresh work dir holding the script, owned by the sandbox's uid; the caller removes it."""
+    """A run's fresh host folder holding the script, owned by the sandbox's uid; the caller removes it."""
     workdir = Path(tempfile.mkdtemp(prefix="deepresearch-sandbox-"))
+    workdir.chmod(0o711)  # the sandbox's uid passes through to its folders, and sees nothing else here
     (workdir / SCRIPT).write_text(code)
-    if os.geteuid() == 0:
-        for path in (workdir, workdir / SCRIPT):
-            os.chown(path, run_uid, run_uid)
+    (workdir / SCRIPT).chmod(0o600)
+    for name in (*_MOUNTS, _OUT, _STATE):
+        (workdir / name).mkdir()
+        if os.geteuid() == 0:
+            os.chown(workdir / name, run_uid, run_uid)
     return workdir
 
 
@@ -100,8 +123,6 @@ def check_available(settings: SandboxSettings) -> None:
             raise SandboxUnavailable(
                 f"{what} not found at {path}; the python tool is disabled (it never runs code unsandboxed)"
             )
-    if os.geteuid() == 0 and shutil.which("setpriv") is None:
-        raise SandboxUnavailable("running as root needs `setpriv` (util-linux) to drop privileges for the sandbox")
     if shutil.which("prlimit") is None:
         raise SandboxUnavailable("`prlimit` (util-linux) not found; the python tool is disabled")
     try:
@@ -167,12 +188,21 @@ def _tasks_of_uid(uid: int) -> int:
     return total
 
 
+def _workfs_spec(limits: RunLimits, workdir: Path, run_uid: int) -> str:
+    caps = {"work": (limits.max_disk_bytes, limits.max_inodes), "tmp": (TMPFS_BYTES, limits.max_inodes),
+            "shm": (SHM_BYTES, SHM_INODES)}
+    return json.dumps({
+        "base": str(workdir), "run_uid": run_uid, "script": SCRIPT, "work": "work", "out": _OUT, "state": _STATE,
+        "mounts": [{"folder": name, "bytes": size, "inodes": inodes} for name, (size, inodes) in caps.items()],
+        "max_files": limits.max_files, "max_file_bytes": limits.max_file_bytes,
+    })
+
+
 def _command(settings: SandboxSettings, limits: RunLimits, workdir: Path, run_uid: int, seccomp: int) -> list[str]:
     """The whole command; `seccomp` is the descriptor bwrap reads the filter from (passed to the child)."""
-    nproc = _tasks_of_uid(run_uid) + limits.max_procs + 4  # + bwrap's own processes
-    cmd: list[str] = []
-    if os.geteuid() == 0:
-        cmd += ["setpriv", f"--reuid={run_uid}", f"--regid={run_uid}", "--clear-groups", "--"]
+    nproc = _tasks_of_uid(run_uid) + limits.max_procs + 5  # + workfs and bwrap's own processes
+    # workfs runs with the sandbox's interpreter: it must run as that uid, which may not read our venv.
+    cmd = [str(settings.python_path), "-I", str(_WORKFS), _workfs_spec(limits, workdir, run_uid), "--"]
     cmd += [
         "prlimit", f"--as={limits.memory_bytes}", f"--cpu={limits.cpu_s}:{limits.cpu_s + 1}", f"--nproc={nproc}",
         f"--fsize={limits.max_disk_bytes}", "--nofile=256", "--core=0", "--",
@@ -186,9 +216,9 @@ def _command(settings: SandboxSettings, limits: RunLimits, workdir: Path, run_ui
     cmd += [
         # bwrap's /dev is itself an uncapped tmpfs (its shm/ a plain folder in it): give /dev/shm its own
         # capped tmpfs, then make the rest of /dev read-only (device nodes still work; new files do not).
-        "--proc", "/proc", "--dev", "/dev", "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm", "--remount-ro", "/dev",
-        "--size", str(TMPFS_BYTES), "--tmpfs", "/tmp",
-        "--bind", str(workdir), WORK, "--remount-ro", "/", "--chdir", WORK,
+        "--proc", "/proc", "--dev", "/dev", "--bind", str(workdir / "shm"), "/dev/shm", "--remount-ro", "/dev",
+        "--bind", str(workdir / "tmp"), "/tmp", "--bind", str(workdir / "work"), WORK,
+        "--remount-ro", "/", "--chdir", WORK,
         "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "HOME", "/tmp", "--setenv", "LANG", "C.UTF-8",
         "--setenv", "MPLBACKEND", "Agg", "--setenv", "MPLCONFIGDIR", "/tmp/matplotlib",
         "--setenv", "OPENBLAS_NUM_THREADS", "1", "--setenv", "OMP_NUM_THREADS", "1",
@@ -196,15 +226,6 @@ def _command(settings: SandboxSettings, limits: RunLimits, workdir: Path, run_ui
         str(settings.python_path), "-I", f"{WORK}/{SCRIPT}",
     ]
     return cmd
-
-
-def _disk_use(root: Path) -> int:
-    total = 0
-    for folder, _dirs, files in os.walk(root):
-        for name in files:
-            with contextlib.suppress(OSError):
-                total += os.lstat(os.path.join(folder, name)).st_size
-    return total
 
 
 async def _read_capped(stream: asyncio.StreamReader, cap: int, over: asyncio.Event) -> bytes:
@@ -220,9 +241,21 @@ async def _read_capped(stream: asyncio.StreamReader, cap: int, over: asyncio.Eve
     return bytes(kept)
 
 
-def _kill_group(proc: asyncio.subprocess.Process) -> None:
+def _stop(proc: asyncio.subprocess.Process, how: signal.Signals) -> None:
+    """SIGTERM: workfs kills the sandbox and still copies the files out; SIGKILL: workfs itself (the sandbox
+    dies with it, bwrap's --die-with-parent)."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(proc.pid, signal.SIGKILL)
+        os.kill(proc.pid, how)
+
+
+def _result(workdir: Path) -> dict:
+    """What workfs.py wrote when the sandbox ended; nothing if it did not get that far."""
+    try:
+        fd = os.open(workdir / _STATE / workfs.RESULT, os.O_RDONLY | os.O_NOFOLLOW)
+        with os.fdopen(fd, "rb") as handle:
+            return json.loads(handle.read(10_000))
+    except (OSError, ValueError):
+        return {}
 
 
 async def run_python(code: str, settings: SandboxSettings, limits: RunLimits) -> RawRun:
@@ -255,19 +288,20 @@ async def run_python(code: str, settings: SandboxSettings, limits: RunLimits) ->
             if over.is_set():
                 limit = "output"
                 break
-            if _disk_use(workdir) > limits.max_disk_bytes:
-                limit = "disk"
-                break
     finally:
-        if not wait_task.done():
-            _kill_group(proc)
-        with contextlib.suppress(asyncio.TimeoutError):
-            await asyncio.wait_for(asyncio.shield(wait_task), 5)
-        if not wait_task.done():  # the group ignored SIGKILL?? do not hang the caller
+        for how in (signal.SIGTERM, signal.SIGKILL):
+            if not wait_task.done():
+                _stop(proc, how)
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(asyncio.shield(wait_task), 5)
+        if not wait_task.done():  # ignored SIGKILL?? do not hang the caller
             wait_task.cancel()
         over_task.cancel()
     stdout, stderr = await asyncio.gather(out_task, err_task)
-    exit_code = proc.returncode
+    result = _result(workdir)
+    exit_code = result.get("exit_code", proc.returncode)
+    if limit is None and result.get("full"):
+        limit = "disk"  # /work is full: the kernel failed a write, mkdir or create
     if limit is None and exit_code in (-signal.SIGXCPU, 128 + signal.SIGXCPU):
         limit = "cpu_time"  # bwrap reports a signalled child as 128 + signal
     return RawRun(

@@ -13,14 +13,13 @@ from typing import Any, ClassVar, Literal
 from deepresearch.tools.base import Tool, ToolFailure
 from deepresearch.tools.config import SandboxSettings
 from deepresearch.tools.sandbox.runner import SCRIPT, SandboxUnavailable, check_available, limits_for, run_python
-from deepresearch.tools.untrusted import fence_untrusted
 from pydantic import BaseModel, Field
 
 LIMIT_MESSAGES = {
     "wall_time": "killed: wall-clock limit of {wall:g}s reached",
     "cpu_time": "killed: CPU time limit of {cpu}s reached",
     "output": "killed: output limit of {out} bytes exceeded",
-    "disk": "killed: disk limit of {disk} MB exceeded",
+    "disk": "disk limit reached: /work holds at most {disk} MB in {files} files and folders",
 }
 
 
@@ -49,7 +48,8 @@ class PythonOutput(BaseModel):
 
 
 def _collect_files(workdir: Path, settings: SandboxSettings) -> list[WrittenFile]:
-    """Regular files the code wrote. Symlinks are never followed: the code could point one at a host file."""
+    """Regular files the code wrote, as workfs.py copied them out of the sandbox (larger ones as empty files of
+    their size). Symlinks are never followed: the code could point one at a host file."""
     found: list[WrittenFile] = []
     for folder, dirs, files in os.walk(workdir, followlinks=False):
         dirs.sort()
@@ -87,9 +87,8 @@ class PythonTool(Tool[PythonInput, PythonOutput]):
     plannable: ClassVar[bool] = True
 
     def observe(self, value: str, output: dict[str, Any]) -> str:
-        # The code's output can echo what it read (pages the model copied into it): untrusted, fenced.
-        return f"{self.name} → exit {output.get('exit_code')}, stdout:\n" + fence_untrusted(
-            str(output.get("stdout", "")), source="the sandboxed code's output", max_chars=300)
+        # The code's output can echo what it read (pages the model copied into it): the executor fences it.
+        return f"{self.name} → exit {output.get('exit_code')}, stdout:\n" + str(output.get("stdout", ""))[:300]
 
     def __init__(self, settings: SandboxSettings):
         self.settings = settings
@@ -108,7 +107,7 @@ class PythonTool(Tool[PythonInput, PythonOutput]):
         except SandboxUnavailable as exc:
             raise ToolFailure("unavailable", str(exc)) from None
         try:
-            files = await asyncio.to_thread(_collect_files, raw.workdir, self.settings)
+            files = await asyncio.to_thread(_collect_files, raw.files_dir, self.settings)
         finally:
             shutil.rmtree(raw.workdir, ignore_errors=True)
         stderr = _decode(raw.stderr)
@@ -121,7 +120,7 @@ class PythonTool(Tool[PythonInput, PythonOutput]):
         elif limit is not None:
             error = LIMIT_MESSAGES[limit].format(
                 wall=self.settings.wall_timeout_s, cpu=self.settings.cpu_s, out=self.settings.max_output_bytes,
-                disk=self.settings.max_disk_mb,
+                disk=self.settings.max_disk_mb, files=self.settings.max_work_files,
             )
         elif raw.exit_code != 0:
             last = next((line for line in reversed(stderr.splitlines()) if line.strip()), "")

@@ -18,7 +18,6 @@ from deepresearch.tools.search.cache import SearchCache
 from deepresearch.tools.search.chain import FallbackChain
 from deepresearch.tools.search.ratelimit import BackendPacer
 from deepresearch.tools.search.types import SearchInput, SearchOutput
-from deepresearch.tools.untrusted import fence_untrusted
 
 ONLINE_BACKENDS = frozenset({"ddg", "tavily", "brave"})
 
@@ -82,9 +81,9 @@ class SearchTool(Tool[SearchInput, SearchOutput]):
         head = f"{self.name}({value!r}) → {len(hits)} results"
         if not hits:
             return head
-        # Titles (and addresses) are what the pages' authors wrote: fenced like page text.
+        # Titles and addresses are what the pages' authors wrote: the executor fences the observation.
         lines = [f"  {h.get('title', '')} — {h.get('url', '')}" for h in hits[:5]]
-        return head + "\n" + fence_untrusted("\n".join(lines), source=f"{self.name} results")
+        return head + "\n" + "\n".join(lines)
 
     def sources(self, output: dict[str, Any]) -> list[Surfaced]:
         """The hits, in rank order: pages to open."""

@@ -28,12 +28,27 @@ OPEN = "open"  # the tool that reads a surfaced source in full
 
 
 def observation(tool: Tool | None, name: str, value: str, outcome: ToolOutcome) -> str:
-    """A short text of what a call returned, for the executor's next decision (the tool says how)."""
+    """A short text of what a call returned, for the executor's next decision (the tool says how).
+    Plain text: render_observations fences them all."""
     if not outcome.ok or tool is None:
-        # An error can carry what a server sent (a status line, a page's message): untrusted.
-        return f"{name}({value!r}) failed:\n" + fence_untrusted(str(outcome.error), source=f"the {name} tool",
-                                                                max_chars=300)
+        return f"{name}({value!r}) failed: " + " ".join(str(outcome.error).split())[:300]
     return tool.observe(value, outcome.output or {})
+
+
+def render_observations(observations: list[str]) -> str:
+    """The step's observations for the executor's prompt: one fence around them all. Every one can hold a
+    stranger's string: an address from a search hit (in a call's input too), a title, a page's text, what a
+    server answered; and a call's input was written by a model that had read them."""
+    if not observations:
+        return "(none)"
+    return fence_untrusted("\n".join(observations), source="this step's tool calls")
+
+
+def shown_goal(step: PlanStep) -> str:
+    """A step's goal for a prompt. A follow-up step's goal names a span of a page (its bridge): fenced."""
+    if step.get("bridge"):
+        return fence_untrusted(step["goal"], source="a name found in the sources")
+    return step["goal"]
 
 
 def _rank_of(note: str, sources: list[Surfaced]) -> int:
@@ -108,13 +123,14 @@ class StepRun:
         options = best_sentences(text, f"{self.task['question']} {self.step['goal']}", QUOTE_OPTIONS)
         if not options:
             return read, None
-        # The page's title is the page author's text too: it goes inside the fence, the address outside.
-        shown = fence_untrusted(f"{title}\n\n{text}" if title else text, source=url,
+        # The title and the address are the page author's text too: the title goes inside the fence, the
+        # address is not shown (`about` only tells parallel calls apart, for their seeds).
+        shown = fence_untrusted(f"{title}\n\n{text}" if title else text, source="the source",
                                 max_chars=self.ctx.settings.evidence_chars)
         try:
             out, usage = await self.ctx.ask_model(
                 load_prompt("extractor"), FindingOut, finding_schema(options), step=f"step-{self.step['id']}",
-                about=url, question=self.task["question"], goal=self.step["goal"], title=url, text=shown,
+                about=url, question=self.task["question"], goal=shown_goal(self.step), text=shown,
             )
         except MalformedOutput as exc:
             self.errors.append(f"step {self.step['id']}: {exc}")
@@ -133,8 +149,8 @@ class StepRun:
         try:
             act, usage = await self.ctx.ask_model(
                 load_prompt("executor"), ExecutorAction, schema, step=f"step-{self.step['id']}",
-                question=self.task["question"], goal=self.step["goal"], done_when=self.step["done_when"],
-                observations="\n".join(self.observations[-6:]) or "(none)",
+                question=self.task["question"], goal=shown_goal(self.step), done_when=self.step["done_when"],
+                observations=render_observations(self.observations[-6:]),
             )
         except MalformedOutput as exc:
             self.errors.append(f"step {self.step['id']}: {exc}")

@@ -36,6 +36,13 @@ def fallback_plan(question: str, first_id: int) -> list[PlanStep]:
                      query=question[:200], done_when="a source states the answer", status="pending", round=-1)]
 
 
+def replan_feedback(old_steps: list[PlanStep]) -> str:
+    """The steps tried, for a new plan. A follow-up step's query is a span of a page (its bridge): fenced."""
+    tried = "; ".join(f"{s['tool']} '{s['query']}'" for s in old_steps)
+    return ("\nThese steps found no useful evidence, so plan different ones:\n"
+            + fence_untrusted(tried, source="the steps tried") + "\n")
+
+
 async def planner(state: ResearchState, runtime: Runtime[ResearchContext]) -> Command[
     Literal["approve_plan", "coordinator"]
 ]:
@@ -49,10 +56,7 @@ async def planner(state: ResearchState, runtime: Runtime[ResearchContext]) -> Co
         memory = await recall_memory(ctx, question)
         update["memory"] = memory
     tools = ctx.toolbox.plannable() or ["search"]
-    feedback = ""
-    if replanning:
-        tried = "; ".join(f"{s['tool']} '{s['query']}'" for s in old_steps)
-        feedback = f"\nThese steps found no useful evidence, so plan different ones: {tried}\n"
+    feedback = replan_feedback(old_steps) if replanning else ""
     # Memories are findings quoted from pages by earlier runs, and passages of files: untrusted text.
     memory_text = ("\nNotes from earlier research:\n" + fence_untrusted(
         "\n".join(f"- {m}" for m in memory), source="earlier research and your files") + "\n") if memory else ""
