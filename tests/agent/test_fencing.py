@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from deepresearch.agent.graph.executor import render_observations, shown_goal
-from deepresearch.agent.graph.planner import replan_feedback
+from deepresearch.agent.graph.nodes.executor import render_observations, shown_goal
+from deepresearch.agent.graph.nodes.planner import replan_feedback
 from deepresearch.agent.graph.run import ResearchRuntime, research
 from deepresearch.tools.base import ToolFailure
 from deepresearch.tools.memory.tool import RecallTool

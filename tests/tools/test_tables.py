@@ -59,9 +59,11 @@ def test_pipe_row_shapes():
 @pytest.mark.skipif(not USERDOCS.is_dir(), reason="needs ../shared/data/userdocs")
 @pytest.mark.parametrize(("name", "row"), [
     ("bike-coop/inventory.csv", "| SS-0010 | Disc pads resin | Shimano | B01S | 4 | 10 | 4.80 | B4 | 2024-05-20 |"),
-    ("bike-coop/drivetrain-and-brake-parts.html", "| KMC X11-EL | chain, e-bike rated | 11 | 5.65 mm | 118 | €38.00 | C2 |"),
+    ("bike-coop/drivetrain-and-brake-parts.html",
+     "| KMC X11-EL | chain, e-bike rated | 11 | 5.65 mm | 118 | €38.00 | C2 |"),
     ("bike-coop/volunteer-handbook.pdf", "| Cassette lockring | 40 Nm | TW-6.2 |"),
-    ("astro-club/loan-telescopes.html", "| T03 | Sky-Watcher Skyliner 200P | 200 mm | 1200 mm | f/6 | Dobsonian | 24.5 kg | deep sky |"),
+    ("astro-club/loan-telescopes.html",
+     "| T03 | Sky-Watcher Skyliner 200P | 200 mm | 1200 mm | f/6 | Dobsonian | 24.5 kg | deep sky |"),
 ])
 def test_user_files_keep_their_rows(name: str, row: str):
     _, text = read_user_file(USERDOCS / name, max_bytes=10_000_000)
