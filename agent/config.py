@@ -97,6 +97,11 @@ class AgentSettings(BaseModel):
     answer_pool: int = Field(
         5, ge=1, le=50, description="candidate answer spans (best by features) the policy's likelihood re-ranks"
     )
+    # Chosen on pool *train* questions (agent/reader/confidence.py): the confidence that keeps about 85 % of the
+    # right answers there; below it the answer is "not found", with what was searched and what came closest.
+    min_answer_confidence: float = Field(
+        0.10, ge=0.0, le=1.0, description="answer only when the best candidate is at least this likely right "
+        "(0: always answer)")
     # Measured on the 100 pool dev questions when three names were offered (follow_up.BRIDGE_OPTIONS is 5 now):
     # the 135M model's choice among them named a gold document 8 times in 83, the best-ranked name 9 (one of the
     # three: 22). "model" keeps the decision for training it; "rank" costs no LLM call and does not flip with a

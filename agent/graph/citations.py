@@ -1,10 +1,13 @@
 """Citation check: a cited quote must occur in the fetched text of its source, and support its point.
 
-"Verified" means both:
-  1. the quote is in the source (case-, accent-, punctuation- and whitespace-insensitive), and
-  2. the point that cites it says something (not a bare "yes"), and nothing specific the quote does not:
+"Verified" means all three:
+  1. the quote is in the source (case-, accent-, punctuation- and whitespace-insensitive),
+  2. the quote is about the question: it (with its title and heading) covers enough of the question's words, one
+     of the names the question gives among them, on its own or through a linking quote of a multi-hop chain
+     (agent/reader/relevance.py; the writer decides it and passes `about`), and
+  3. the point that cites it says something (not a bare "yes"), and nothing specific the quote does not:
      every name (capitalised word), number and date of the point occurs in the quote or its source's title.
-Check 2 is cheap and literal on purpose: it cannot prove that a quote entails its point, but it
+Check 3 is cheap and literal on purpose: it cannot prove that a quote entails its point, but it
 catches the failure a small model makes most, a point naming someone or something its quote never
 mentions ("… a comedy play by John Burgoyne [2]" citing a quote that names Aphra Behn).
 """
@@ -50,12 +53,19 @@ def says_something(claim: str) -> bool:
     return any(m.group().lower() not in _PLAIN for m in _TERM.finditer(claim))
 
 
-def check_citation(n: int, finding: Finding, claim: str, source_text: Callable[[str], str | None]) -> Citation:
+NOT_ABOUT = "the quote is not about the question"
+
+
+def check_citation(n: int, finding: Finding, claim: str, source_text: Callable[[str], str | None],
+                   about: bool = True) -> Citation:
+    """`about`: whether the quote is about the question (agent/reader/relevance.py), decided by the caller."""
     text = source_text(finding["source"])
     if text is None:
         ok, reason = False, "source text not available"
     elif not quote_supported(finding["quote"], text):
         ok, reason = False, "quote not found in the source"
+    elif not about:
+        ok, reason = False, NOT_ABOUT
     elif not says_something(claim):
         ok, reason = False, "the point says nothing a quote could support"
     elif missing := unsupported_terms(claim, finding["quote"], finding["title"]):

@@ -344,17 +344,19 @@ class CitationsChecked(RunEvent):
     removed: int
     citations: list[Citation] = field(default_factory=list)
     answer_options: list[str] | None = None
+    judgement: dict[str, Any] | None = None  # the best answer's confidence and relevance (graph/judgement.py)
 
     def trace_payload(self) -> dict[str, Any]:
         return {"checked": self.checked, "verified": self.verified, "removed": self.removed,
-                "citations": self.citations, "answer_options": self.answer_options}
+                "citations": self.citations, "answer_options": self.answer_options, "judgement": self.judgement}
 
     @classmethod
     def from_trace(cls, payload: dict[str, Any]) -> CitationsChecked:
         options = payload.get("answer_options")
         return cls(checked=int(payload.get("checked", 0)), verified=int(payload.get("verified", 0)),
                    removed=int(payload.get("removed", 0)), citations=list(payload.get("citations") or []),
-                   answer_options=[str(o) for o in options] if isinstance(options, list) else None)
+                   answer_options=[str(o) for o in options] if isinstance(options, list) else None,
+                   judgement=payload.get("judgement") if isinstance(payload.get("judgement"), dict) else None)
 
 
 # --- the trace ----------------------------------------------------------------------------------

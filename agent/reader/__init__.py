@@ -7,15 +7,18 @@ trainer and the scripts import it from here.
 - answer_choices: the answer's form (yes/no, "A or B") as the question gives it (answer_form.py)
 - read_units: a document's reading units, following its structure (units.py); split_sentences, normalise, locate,
   quote_supported, best_sentences: units as strings, and quotes (text.py)
+- RelevanceReader: is a unit about the question, on its own or through a chain (relevance.py); answer_confidence:
+  how likely the best candidate is right, which decides between answering and "not found" (confidence.py)
 - TEMPLATE, BRIDGE_TEMPLATE, LIKELIHOOD_WEIGHT, the roles: how the policy's likelihood is asked and weighed
   beside the rules' features (likelihood.py; the graph's scoring.py makes the calls)
 
 Inside, a module uses only those listed before it: units, text, spans, countries, evidence, likelihood; words,
-answer_form; candidates, comparison; shared_property; options.
+answer_form; candidates, comparison; shared_property; options; relevance, confidence.
 """
 
 from .answer_form import NOT_FOUND, YES_NO, answer_choices
 from .candidates import Candidate
+from .confidence import ABOUT, answer_confidence
 from .evidence import EvidenceSentence
 from .likelihood import (
     ANSWER_ROLE,
@@ -27,6 +30,7 @@ from .likelihood import (
     TEMPLATE_VERSION,
 )
 from .options import BRIDGE_OPTIONS, AnswerOptions, answer_options, bridge_options
+from .relevance import Relevance, RelevanceReader
 from .text import best_sentences, locate, normalise, quote_supported, split_sentences
 from .units import Unit, read_units
 
@@ -34,5 +38,5 @@ __all__ = [
     "ANSWER_ROLE", "BRIDGE_OPTIONS", "BRIDGE_ROLE", "BRIDGE_TEMPLATE", "EMPTY_LIKELIHOOD", "LIKELIHOOD_WEIGHT",
     "NOT_FOUND", "TEMPLATE", "TEMPLATE_VERSION", "YES_NO", "AnswerOptions", "Candidate", "EvidenceSentence",
     "answer_choices", "answer_options", "best_sentences", "bridge_options", "locate", "normalise", "quote_supported",
-    "split_sentences", "read_units", "Unit",
+    "split_sentences", "read_units", "Unit", "ABOUT", "answer_confidence", "Relevance", "RelevanceReader",
 ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from deepresearch.agent.graph.citations import check_citation, unsupported_terms
 from deepresearch.agent.graph.state import Finding
+from deepresearch.agent.reader import EvidenceSentence, RelevanceReader
 
 BEHN = "The City Heiress is a play by Aphra Behn produced in 1682."
 SOURCE = f"The City Heiress, or Sir Timothy Treat-all is a Restoration comedy. {BEHN} It was a success."
@@ -58,7 +59,7 @@ def test_each_point_is_checked_on_its_own_even_when_two_cite_one_finding():
     points = [ReportPoint(text="Aphra Behn wrote The City Heiress.", cite=1),
               ReportPoint(text="The City Heiress is by John Burgoyne.", cite=1)]
     answer = check_citation(1, finding(DEATH), "1689", lambda _: DEATH)
-    cites = cite_points(points, [finding()], answer, PAGES.get)
+    cites = cite_points(points, [finding()], answer, PAGES.get, RelevanceReader("Who wrote The City Heiress?", []))
     assert [(c["n"], c["verified"]) for c in cites] == [(2, True), (2, False)]
     report = render_report("Who wrote The City Heiress?", "Aphra Behn", None, points, cites, "")
     assert "- Aphra Behn wrote The City Heiress. [2]" in report
@@ -74,7 +75,10 @@ def test_a_point_quoting_the_answers_sentence_shares_the_answers_number():
                     doc_id="aphra", start=0, end=0)
     points = [ReportPoint(text=DEATH, cite=2), ReportPoint(text=BEHN, cite=1)]
     answer = {**check_citation(1, aphra, "1689", PAGES.get), "n": 1}
-    cites = cite_points(points, [finding(), aphra], answer, PAGES.get)
+    reader = RelevanceReader("When did the playwright of The City Heiress die?",
+                             [EvidenceSentence(BEHN, 0, "The City Heiress", url="local://demo/behn")])
+    cites = cite_points(points, [finding(), aphra], answer, PAGES.get, reader)
+    # Aphra Behn's sentence does not name The City Heiress: it is about the question through the play's sentence.
     assert [(c["n"], c["quote"], c["verified"]) for c in cites] == [(1, DEATH, True), (2, BEHN, True)]
 
 
@@ -86,5 +90,29 @@ def test_findings_are_numbered_in_order_of_first_use_without_an_answer_citation(
                     doc_id="aphra", start=0, end=0)
     points = [ReportPoint(text="Aphra Behn died in 1689.", cite=2), ReportPoint(text="It was staged in 1682.", cite=1),
               ReportPoint(text="She was a British playwright.", cite=2)]
-    cites = cite_points(points, [finding(), aphra], None, PAGES.get)
+    reader = RelevanceReader("When did the playwright of The City Heiress die?",
+                             [EvidenceSentence(BEHN, 0, "The City Heiress", url="local://demo/behn")])
+    cites = cite_points(points, [finding(), aphra], None, PAGES.get, reader)
     assert [(c["n"], c["verified"]) for c in cites] == [(1, True), (2, True), (1, True)]
+
+
+def test_a_quote_that_is_not_about_the_question_is_not_verified_and_not_a_key_point():
+    """The README's second example offline: a steam-engine sentence cited for "Who designed the Analytical Engine?"
+    was verified because the span stood in it; a sentence not about the question now verifies nothing."""
+    from deepresearch.agent.graph.nodes.writer import cite_points, render_report
+    from deepresearch.agent.graph.schemas import ReportPoint
+
+    steam = ("Elsewhere, notably in the U.S.A., more advanced designs with electric transmission were built "
+             "experimentally.")
+    found = Finding(step_id=1, claim="", quote=steam, source="local://demo/steam", title="Steam engine",
+                    doc_id="steam", start=0, end=0)
+    reader = RelevanceReader("Who designed the Analytical Engine?",
+                             [EvidenceSentence(steam, 0, "Steam engine", url="local://demo/steam")])
+    assert reader.of("local://demo/steam", steam).score < 0.25
+    answer = check_citation(1, found, "U.S.A", lambda _: steam, about=False)
+    assert not answer["verified"] and answer["reason"] == "the quote is not about the question"
+    point = ReportPoint(text=steam, cite=1)
+    cites = cite_points([point], [found], None, lambda _: steam, reader)
+    assert not cites[0]["verified"]
+    report = render_report("Who designed the Analytical Engine?", "not found", None, [point], cites, "")
+    assert steam not in report  # not shown as a key point at all

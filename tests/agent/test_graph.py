@@ -47,7 +47,10 @@ async def test_replan_after_a_round_without_evidence(toolbox, store):
     assert model.calls("planner") == 2
     second_plan = [req for role, req in model.requests if role == "planner"][1]
     assert "found no useful evidence" in user_text(second_plan)
-    assert result.status == "finished" and result.verified_citations >= 1
+    # The second round read Ada Lovelace's pages, but nothing is about "Zzz qqq xxx": no answer, nothing verified,
+    # and the report says what it searched.
+    assert result.status == "finished" and result.answer == "not found" and result.verified_citations == 0
+    assert "Searched: " in result.report and "Best guess held back" in result.report
     assert any(e.kind == "replan" for e in store.events(result.run_id))
 
 
@@ -120,7 +123,7 @@ async def test_citation_check_removes_a_quote_missing_from_the_source(toolbox, s
     assert bad and not bad[0]["verified"] and bad[0]["reason"] == "quote not found in the source"
     assert "unsupported: citation removed" in result.report
     check = store.events(result.run_id, "citation_check")[0].payload
-    assert check["removed"] == len(bad)
+    assert check["removed"] == sum(not c["verified"] for c in result.citations) >= len(bad)
 
 
 async def test_malformed_json_is_retried_once_with_the_error(toolbox, store):
@@ -236,10 +239,12 @@ async def test_every_source_read_is_kept_for_choosing_the_answer(toolbox, store)
 
 async def test_the_policy_likelihood_reranks_the_answer_candidates(toolbox, store):
     question = "Who wrote the first published algorithm for the engine?"
-    plain = await run(ScriptedModel(default_script(("Ada Lovelace",))), toolbox, store, question=question)
+    always = AgentSettings(min_answer_confidence=0.0)  # three toy pages are too few for a calibrated confidence
+    plain = await run(ScriptedModel(default_script(("Ada Lovelace",))), toolbox, store, question=question,
+                      settings=always)
     model = ScriptedModel(default_script(("Ada Lovelace",)))
     model.scorer = lambda prompt, cand: -0.1 if "Lovelace" in cand else -6.0  # the model prefers Lovelace
-    reranked = await run(model, toolbox, store, question=question)
+    reranked = await run(model, toolbox, store, question=question, settings=always)
     assert reranked.answer == "Ada Lovelace" != plain.answer
     scores = store.events(reranked.run_id, "answer_scores")[0].payload
     assert scores["candidates"][0]["text"] == "Ada Lovelace" and scores["template"].startswith("answer-likelihood@")
@@ -264,7 +269,7 @@ async def test_an_adapter_trained_on_the_answer_choice_answers_only_for_the_rera
     model.scorer = lambda prompt, cand: -0.1 if "Lovelace" in cand else -6.0
     policy = RunPolicy(adapter=AdapterChoice.named("choice-0001", roles=frozenset({ANSWER_ROLE})))
     result = await run(model, toolbox, store, question="Who wrote the first published algorithm for the engine?",
-                       policy=policy)
+                       policy=policy, settings=AgentSettings(min_answer_confidence=0.0))
     assert result.answer == "Ada Lovelace" and model.scored and {a for _, a in model.scored} == {"choice-0001"}
     assert {req.adapter for _, req in model.requests} == {BASE_MODEL}  # planner, extractor, writer: base
 

@@ -12,14 +12,23 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from deepresearch.agent.prompts import load_prompt
-from deepresearch.agent.reader import NOT_FOUND, Candidate, answer_options, normalise
+from deepresearch.agent.reader import (
+    ABOUT,
+    NOT_FOUND,
+    Candidate,
+    RelevanceReader,
+    answer_confidence,
+    answer_options,
+    normalise,
+)
 from deepresearch.tools.untrusted import fence_untrusted
 from langgraph.runtime import Runtime
 
-from ..citations import check_citation
+from ..citations import NOT_ABOUT, check_citation
 from ..context import MalformedOutput, ResearchContext
 from ..events import CitationsChecked, OptionDecided
 from ..findings import render_findings, unique_findings
+from ..judgement import AnswerJudgement, render_not_found
 from ..reading import read_sentences
 from ..schemas import ReportPoint, WriterOut, writer_schema
 from ..scoring import rerank
@@ -40,8 +49,10 @@ def render_report(question: str, answer: str, answer_cite: Citation | None, poin
     mark = f" [{answer_cite['n']}]" if answer_cite and answer_cite["verified"] else ""
     lines = [f"# {question}", "", f"**Answer:** {answer}{mark}", ""]
     if note:
-        lines += [f"> {note}", ""]
+        lines += ["> " + line if line else ">" for line in note.split("\n")] + [""]
     for p, c in zip(points, point_cites, strict=True):
+        if c is not None and c["reason"] == NOT_ABOUT:
+            continue  # a point that is not about the question is no key point, supported or not
         if c is None:
             lines.append(f"- {p.text}")
         elif c["verified"]:
@@ -58,10 +69,11 @@ def render_report(question: str, answer: str, answer_cite: Citation | None, poin
 
 
 def cite_points(points: list[ReportPoint], findings: list[Finding], answer_cite: Citation | None,
-                source_text: Callable[[str], str | None]) -> list[Citation | None]:
+                source_text: Callable[[str], str | None], reader: RelevanceReader) -> list[Citation | None]:
     """Check every point against the finding it cites, each point on its own (a point is its finding's
-    quote, so the check fails only when the source no longer holds the quote). Findings are numbered
-    after the answer's citation in order of first use; one holding the answer's quote shares its number."""
+    quote, so the check fails when the source no longer holds the quote or the quote is not about the question).
+    Findings are numbered after the answer's citation in order of first use; one holding the answer's quote
+    shares its number."""
     numbers = {i: 1 for i, f in enumerate(findings, 1) if answer_cite and _same_quote(f, answer_cite)}
     next_n = 2 if answer_cite else 1
     out: list[Citation | None] = []
@@ -71,7 +83,9 @@ def cite_points(points: list[ReportPoint], findings: list[Finding], answer_cite:
             continue
         if p.cite not in numbers:
             numbers[p.cite], next_n = next_n, next_n + 1
-        out.append({**check_citation(0, findings[p.cite - 1], p.text, source_text), "n": numbers[p.cite]})
+        found = findings[p.cite - 1]
+        about = reader.of(found["source"], found["quote"], found["title"]).score >= ABOUT
+        out.append({**check_citation(0, found, p.text, source_text, about=about), "n": numbers[p.cite]})
     return out
 
 
@@ -95,36 +109,39 @@ def answer_finding(candidate: Candidate, sources: list[SourceRead]) -> Finding:
                    start=-1, end=-1)
 
 
-async def offered_answers(state: ResearchState, ctx: ResearchContext) -> tuple[list[str], list[Candidate]]:
-    """The answers the writer may give besides "not found", and the candidates (with the sentence each
-    cites) among them: the reader's options for the evidence read, a free-form question's re-ranked by
-    the policy's likelihood."""
+async def offered_answers(state: ResearchState, ctx: ResearchContext,
+                          reader: RelevanceReader) -> tuple[list[str], list[Candidate], AnswerJudgement]:
+    """The answers the writer may give besides "not found", the candidates (with the sentence each cites) among
+    them, and the judgement of the best one: the reader's options for the evidence read, a free-form question's
+    re-ranked by the policy's likelihood and offered only when it is likely enough right (else none: the
+    answer is "not found")."""
     question, sources = state["question"], state.get("sources", [])
     hops = {s["id"]: s["bridge"] for s in state.get("plan", []) if s.get("bridge")}
-    found = answer_options(question, read_sentences(sources, ctx.toolbox.source_text),
-                           pool=ctx.settings.answer_pool, bridges=list(hops.values()))
+    found = answer_options(question, reader.units, pool=ctx.settings.answer_pool, bridges=list(hops.values()))
     if found.choices is not None:
         decided = found.decided
         ctx.record(OptionDecided(options=found.choices, option=decided.option if decided else None,
                                  rule=decided.rule if decided else None, quote=decided.quote if decided else ""))
-        return found.offered, found.candidates
+        # A fixed form is answered whatever the evidence: a choice the evidence settles, or the model's between two.
+        return found.offered, found.candidates, AnswerJudgement.of_choice(decided is not None)
     if len(hops) < 2:
-        candidates = await best_of_pool(ctx, question, found.candidates)
+        pool = await rerank(ctx, question, found.candidates)
     else:  # several hops at once (agent.bridge_hops): each hop's evidence ranked apart, the best-scored pick kept
         pools = []
         for b in dict.fromkeys(hops.values()):  # a hop's evidence: its own sources and every other step's but a hop's
             own = read_sentences([s for s in sources if hops.get(s["step_id"], b) == b], ctx.toolbox.source_text)
             ranked = answer_options(question, own, pool=ctx.settings.answer_pool, bridges=[b]).candidates
-            pools.append(await best_of_pool(ctx, question, ranked, compared=True))
-        candidates = max(pools, key=lambda pool: pool[0].score if pool else float("-inf"))
-    return [c.text for c in candidates], candidates
-
-
-async def best_of_pool(ctx: ResearchContext, question: str, pool: list[Candidate],
-                       compared: bool = False) -> list[Candidate]:
-    """The best ANSWER_OPTIONS of the evidence's answer pool, by features + the policy's likelihood (`compared`:
-    a pool of one is scored too, so that its pick's score can be weighed against another pool's)."""
-    return (await rerank(ctx, question, pool, least=1 if compared else 2))[:ANSWER_OPTIONS]
+            pools.append(await rerank(ctx, question, ranked, least=1))
+        pool = max(pools, key=lambda p: p[0].score if p else float("-inf"))
+    best = pool[:ANSWER_OPTIONS]
+    if not best:
+        return [], [], AnswerJudgement.nothing()
+    relevance = reader.of_answer(best[0].text, best[0].url, best[0].quote)
+    judged = AnswerJudgement.of_span(best[0], answer_confidence(best[0], pool, relevance.score), relevance,
+                                     ctx.settings.min_answer_confidence)
+    if judged.abstained:
+        return [], [], judged
+    return [c.text for c in best], best, judged
 
 
 async def writer(state: ResearchState, runtime: Runtime[ResearchContext]) -> dict:
@@ -133,7 +150,8 @@ async def writer(state: ResearchState, runtime: Runtime[ResearchContext]) -> dic
     findings = unique_findings(state.get("findings", []))[: ctx.settings.max_sources_in_prompt]
     reason = state.get("stop_reason") or "finished"
     note = STOP_NOTES.get(reason, "").format(detail=state.get("stop_detail", ""))
-    choices, candidates = await offered_answers(state, ctx)
+    reader = RelevanceReader(question, read_sentences(state.get("sources", []), ctx.toolbox.source_text))
+    choices, candidates, judged = await offered_answers(state, ctx, reader)
     update: dict = {}
     try:
         out, usage = await ctx.ask_model(
@@ -151,16 +169,19 @@ async def writer(state: ResearchState, runtime: Runtime[ResearchContext]) -> dic
         update["step_errors"] = [f"writer: {exc}"]
     points = [ReportPoint(text=findings[n - 1]["quote"], cite=n) for n in cited]
 
-    # The answer's own citation first, then the points' in order of first use; each checked against its source.
+    # The answer's own citation first, then the points' in order of first use; each checked against its source
+    # and for being about the question.
     chosen = next((c for c in candidates if c.text == answer), None)
     answer_cite = None
     if chosen is not None:
         answer_cite = check_citation(1, answer_finding(chosen, state.get("sources", [])), answer,
-                                     ctx.toolbox.source_text)
-    point_cites = cite_points(points, findings, answer_cite, ctx.toolbox.source_text)
+                                     ctx.toolbox.source_text, about=judged.about)
+    point_cites = cite_points(points, findings, answer_cite, ctx.toolbox.source_text, reader)
     citations = ([answer_cite] if answer_cite else []) + [c for c in point_cites if c is not None]
     rejected = sum(1 for c in citations if not c["verified"])
     ctx.record(CitationsChecked(checked=len(citations), verified=len(citations) - rejected, removed=rejected,
-                                citations=citations, answer_options=choices))
+                                citations=citations, answer_options=choices, judgement=judged.payload()))
+    if answer == NOT_FOUND:
+        note = "\n\n".join(n for n in (note, render_not_found(state, reader, judged)) if n)
     report = render_report(question, answer, answer_cite, points, point_cites, note)
     return {**update, "answer": answer, "report": report, "citations": citations}

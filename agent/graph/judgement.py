@@ -1,0 +1,75 @@
+"""The writer's judgement of its best answer: how likely it is right, whether its quote is about the question, and
+what the report says when the answer is "not found" (what was searched, what came closest).
+
+A span is answered only when `answer_confidence` (agent/reader/confidence.py) reaches `agent.min_answer_confidence`
+and its quote is about the question; otherwise the answer is "not found", never a verified-looking guess. A yes/no
+or "A or B" question is always answered: a choice between two is worth more than abstaining under the trainer's
+tiers even when the evidence does not settle it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from deepresearch.agent.reader import ABOUT, Candidate, Relevance, RelevanceReader
+
+from .state import ResearchState
+
+# What a choice the evidence settles, and one it leaves to the model, are taken to be worth.
+DECIDED_CONFIDENCE, UNDECIDED_CONFIDENCE = 0.9, 0.5
+CLOSEST_SOURCES = 3
+
+
+@dataclass(frozen=True)
+class AnswerJudgement:
+    confidence: float | None  # None: nothing to judge (no candidate)
+    relevance: float = 1.0
+    threshold: float = 0.0
+    candidate: str = ""
+    quote: str = ""
+    link: str = ""  # the quote a multi-hop chain goes through ("" when the answer's quote is about the question itself)
+    bridge: str = ""
+
+    @property
+    def about(self) -> bool:
+        return self.relevance >= ABOUT
+
+    @property
+    def abstained(self) -> bool:
+        """The best candidate was not offered: too unlikely right, or its quote not about the question."""
+        return self.confidence is not None and bool(self.candidate) and (
+            self.confidence < self.threshold or not self.about)
+
+    @classmethod
+    def of_choice(cls, decided: bool) -> AnswerJudgement:
+        return cls(DECIDED_CONFIDENCE if decided else UNDECIDED_CONFIDENCE)
+
+    @classmethod
+    def nothing(cls) -> AnswerJudgement:
+        return cls(None, relevance=0.0)
+
+    @classmethod
+    def of_span(cls, best: Candidate, confidence: float, relevance: Relevance, threshold: float) -> AnswerJudgement:
+        return cls(confidence, relevance.score, threshold, best.text, best.quote,
+                   relevance.link.text if relevance.link else "", relevance.bridge)
+
+    def payload(self) -> dict[str, Any]:
+        return {"confidence": self.confidence, "relevance": round(self.relevance, 4), "threshold": self.threshold,
+                "candidate": self.candidate, "abstained": self.abstained, "link": self.link, "bridge": self.bridge}
+
+
+def render_not_found(state: ResearchState, reader: RelevanceReader, judged: AnswerJudgement) -> str:
+    """Why the answer is "not found": what was searched, the best guess that was held back, the closest sources."""
+    queries = list(dict.fromkeys(s["query"] for s in state.get("plan", []) if s.get("query")))
+    lines = ["Nothing read answers the question well enough to give an answer."]
+    if queries:
+        lines.append("Searched: " + "; ".join(f"“{q}”" for q in queries[:6]) + ".")
+    if judged.candidate:
+        lines.append(f"Best guess held back: {judged.candidate} (confidence {judged.confidence:.2f}, "
+                     f"needed {judged.threshold:.2f}).")
+    closest = reader.closest(CLOSEST_SOURCES)
+    if closest:
+        lines.append("Closest sources read (not an answer):")
+        lines += [f"- {u.title or u.url}: “{u.text[:160]}”" for u, _ in closest]
+    return "\n".join(lines)

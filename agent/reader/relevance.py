@@ -1,0 +1,140 @@
+"""Is a unit of evidence about the question? The check that makes "verified" mean what a reader takes it to mean.
+
+A quote can stand in a real source and still say nothing about the question ("Elsewhere, notably in the U.S.A.,
+more advanced designs ..." for "Who designed the Analytical Engine?"). Here a unit is read with what it stands
+under (its source's title, its heading, a row's column names) and scored by how much of the question it covers:
+
+    coverage(u) = Σ idf(t) over the question's words t that u covers  /  Σ idf(t) over all the question's words
+
+with idf taken over the units the run read, so the words that single out the question's subject ("Analytical",
+"lockring") weigh more than the ones every source has ("engine", "date"). When the question names something, one
+of its names must be covered whole ("Analytical Engine": both words), or the unit is not about it at all.
+
+A multi-hop answer's unit need not name the question's subject: "Aphra Behn … died 16 April 1689" answers "the
+playwright who wrote The City Heiress". It is about the question through a chain: another unit covers the subject
+and names something ("Aphra Behn") that this unit's text or title names too, and the two cover the question
+together. `relevance` returns the better of the direct reading and the best such chain, with the link.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .evidence import EvidenceSentence
+from .spans import name_spans
+from .text import normalise, without_disambiguation
+from .words import content_words, stem
+
+# The question's own words of no use for finding what it is about.
+_QUESTION_WORDS = frozenset({"what", "which", "who", "whom", "whose", "when", "where", "why", "how", "many", "much"})
+
+
+@dataclass(frozen=True)
+class QuestionWords:
+    weights: dict[str, float]  # each content stem of the question with its idf over the evidence
+    names: tuple[frozenset[str], ...]  # each name the question gives, as its stems: all must be covered
+
+
+@dataclass(frozen=True)
+class Relevance:
+    score: float  # coverage of the question, 0..1 (0 when the question names something and none of it is covered)
+    names_ok: bool  # one of the names the question gives is covered whole (directly or along the chain)
+    link: EvidenceSentence | None = None  # the unit the chain goes through (None: the unit is read on its own)
+    bridge: str = ""  # the name the two units share
+
+
+def unit_stems(sent: EvidenceSentence) -> set[str]:
+    """The words a unit covers: its text, its source's title, its heading and a row's column names."""
+    text = " ".join([sent.text, sent.title, sent.heading, *sent.header]).replace("_", " ")
+    return {stem(w) for w in content_words(text)}
+
+
+def question_words(question: str, units: Sequence[EvidenceSentence]) -> QuestionWords:
+    stems = [stem(w) for w in content_words(question) if w not in _QUESTION_WORDS]
+    docs = [unit_stems(u) for u in units]
+    n = len(docs)
+    weights = {t: math.log(1.0 + (n + 1) / (1 + sum(t in d for d in docs))) for t in dict.fromkeys(stems)}
+    groups = []
+    for span in name_spans(question[:1].lower() + question[1:]):
+        group = frozenset(stem(w) for w in content_words(span.text)) & set(weights)
+        if group and group not in groups:
+            groups.append(group)
+    return QuestionWords(weights, tuple(groups))
+
+
+def coverage(words: QuestionWords, covered: set[str]) -> Relevance:
+    total = sum(words.weights.values())
+    if not total:
+        return Relevance(0.0, True)
+    share = sum(w for t, w in words.weights.items() if t in covered) / total
+    names_ok = not words.names or any(group <= covered for group in words.names)
+    return Relevance(share if names_ok else 0.0, names_ok)
+
+
+def _names(sent: EvidenceSentence) -> set[str]:
+    found = {normalise(s.text) for s in name_spans(sent.text) if len(s.text) > 2}
+    if sent.title:
+        found.add(normalise(without_disambiguation(sent.title)))
+    return found - {""}
+
+
+class RelevanceReader:
+    """The evidence of one question made ready for `of(unit)`: each unit's words and names read once."""
+
+    def __init__(self, question: str, units: Sequence[EvidenceSentence]):
+        self.units = list(units)
+        self.words = question_words(question, self.units)
+        self._stems = [unit_stems(u) for u in self.units]
+        self._names = [_names(u) for u in self.units]
+        self._by_name: dict[str, list[int]] = {}
+        for i, names in enumerate(self._names):
+            for name in names:
+                self._by_name.setdefault(name, []).append(i)
+        self._index = {(u.url, u.text): i for i, u in enumerate(self.units)}
+
+    def of(self, url: str, text: str, title: str = "") -> Relevance:
+        """How much of the question a unit (by its source and text) covers, on its own or through one link. A quote
+        that is no unit of the evidence (a finding's) is read with `title` as its context."""
+        i = self._index.get((url, text))
+        unit = self.units[i] if i is not None else EvidenceSentence(text, 0, title, url=url)
+        own = self._stems[i] if i is not None else unit_stems(unit)
+        best = coverage(self.words, own)
+        if best.score >= 0.999:
+            return best
+        for name in self._names[i] if i is not None else _names(unit):
+            for j in self._by_name.get(name, ()):
+                if self.units[j].url == url:
+                    continue
+                joint = coverage(self.words, own | self._stems[j])
+                if joint.score > best.score + 1e-9:
+                    best = Relevance(joint.score, joint.names_ok, self.units[j], name)
+        return best
+
+    def of_answer(self, text: str, url: str, quote: str) -> Relevance:
+        """A candidate's relevance: its quote's, or, for the subject of its own source ("Ada Lovelace" on the page
+        "Ada Lovelace", whose "She wrote the first published algorithm …" says what the question asks), the best
+        of that source's units."""
+        best = self.of(url, quote)
+        key = normalise(text)
+        if not key or best.score >= 0.999:
+            return best
+        for unit in self.units:
+            if unit.url == url and unit.text != quote and normalise(without_disambiguation(unit.title)) == key:
+                other = self.of(url, unit.text)
+                if other.score > best.score:
+                    best = other
+        return best
+
+    def closest(self, k: int = 3) -> list[tuple[EvidenceSentence, float]]:
+        """The k units that cover the most of the question on their own, one per source: what came closest."""
+        scored = sorted(((coverage(self.words, st).score, i) for i, st in enumerate(self._stems)), reverse=True)
+        out: list[tuple[EvidenceSentence, float]] = []
+        for score, i in scored:
+            if score <= 0 or any(u.url == self.units[i].url for u, _ in out):
+                continue
+            out.append((self.units[i], score))
+            if len(out) == k:
+                break
+        return out
