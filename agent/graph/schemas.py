@@ -121,7 +121,7 @@ def bridge_schema(names: list[str]) -> dict[str, Any]:
 
 
 def writer_schema(n_findings: int, choices: list[str], max_points: int = 2) -> dict[str, Any]:
-    """`choices`: the answers the run allows (answer_form.py or candidates.py); "not found" is always one.
+    """`choices`: the answers the run allows (the reader's answer options, agent/reader); "not found" is always one.
     The key points are findings chosen by number, not written: the 135M model's own words named what
     their quotes did not, and decoding them was most of the writer's time."""
     props: dict[str, Any] = {"answer": {"type": "string", "enum": [*dict.fromkeys([*choices, NOT_FOUND])]}}

@@ -1,4 +1,4 @@
-"""Choosing between a question's alternatives from the evidence (comparison.py), and the graph path
+"""Choosing between a question's alternatives from the evidence (agent/reader/comparison.py), and the graph path
 that reads both options' sources and answers with the decided option, citing the deciding sentence."""
 
 from __future__ import annotations

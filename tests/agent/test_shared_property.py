@@ -1,5 +1,5 @@
 """Yes/no questions about a shared property ("the same country", "both English"), decided from each
-thing's own source (shared_property.py), and the graph path that answers with the decision."""
+thing's own source (agent/reader/shared_property.py), and the graph path that answers with the decision."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 The names come from the sentences read so far (the best-ranked names the question does not mention);
 the best-ranked one is searched, or (setting agent.bridge_choice = "model") the model chooses which
 one the answer depends on, under a grammar that offers only those names; with an adapter trained for
-the choice, the names are scored by it instead (scoring.py). With agent.bridge_hops > 1 the first
+the choice, the names are scored by it instead (agent/graph/scoring.py). With agent.bridge_hops > 1 the first
 that many names (by rank or by the adapter's scores) are searched at once, and the writer keeps the answer
 of the hop whose pick scores highest.
 Questions whose answer form is fixed need no hop: a yes/no question none, an "A or B" question a search
@@ -53,7 +53,7 @@ def searched(state: ResearchState) -> set[str]:
 
 def option_steps(state: ResearchState, options: list[str], ctx: ResearchContext) -> list[PlanStep]:
     """For an "A or B" question: a search for each option not searched yet, so that both options'
-    own sources are read and the evidence can decide between them (comparison.py)."""
+    own sources are read and the evidence can decide between them (agent/reader/comparison.py)."""
     made = searched(state)
     plan = state.get("plan", [])
     first = max((s["id"] for s in plan), default=0) + 1
