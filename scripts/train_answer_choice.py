@@ -138,7 +138,7 @@ def main() -> None:
 
     from deepresearch.agent.graph.answer_scoring import ANSWER_ROLE
     from deepresearch.agent.graph.bridge_scoring import BRIDGE_ROLE
-    from deepresearch.agent.model.embedded_weights import embedded_model_dir
+    from deepresearch.agent.model.embedded.loaders.packaged_model import embedded_model_dir
     from deepresearch.train import answer_choice as A
 
     start = time.perf_counter()
