@@ -18,9 +18,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from deepresearch.agent.model.base import ChatModel, ModelError
-from deepresearch.agent.model.types import ChatRequest, Completion, Message, Timings
-
+from ..base import ChatModel, ModelError
+from ..types import ChatRequest, Completion, Message, Timings
 from .config import EngineConfig
 from .layers.forward import LEAN_TORCH_THREADS
 

@@ -25,8 +25,9 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from deepresearch.agent.model.base import ChatModel, ModelError, ScoringUnsupported
-from deepresearch.agent.model.types import ChatRequest, Completion, Timings
+
+from ..base import ChatModel, ModelError, ScoringUnsupported
+from ..types import ChatRequest, Completion, Timings
 
 RETRY_STATUS = {500, 502, 503, 504}
 _FINISH_REASONS = {"stop": "stop", "length": "length", "abort": "error", "error": "error"}

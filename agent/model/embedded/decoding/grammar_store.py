@@ -18,7 +18,8 @@ from importlib.metadata import version
 from pathlib import Path
 
 import xgrammar as xgr
-from deepresearch.agent.model.embedded.disk_store import keep_newest, replace_atomically
+
+from ..disk_store import keep_newest, replace_atomically
 
 GRAMMAR_STORE_DIR_NAME = "grammar-cache"
 GRAMMAR_STORE_LIMIT = 16  # compiled grammars kept (~0.6 MB each); the least recently written go first

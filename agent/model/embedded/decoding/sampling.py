@@ -9,7 +9,8 @@ Greedy rows (temperature 0) report log-softmax of the masked logits (temperature
 from __future__ import annotations
 
 import torch
-from deepresearch.agent.model.types import Sampling
+
+from ...types import Sampling
 
 
 class RowSampler:

@@ -25,16 +25,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import torch
-from deepresearch.agent.model.base import ModelError
-from deepresearch.agent.model.embedded.config import EngineConfig
-from deepresearch.agent.model.embedded.decoding.grammar import allocate_bitmask
-from deepresearch.agent.model.embedded.decoding.jump_forward import DraftMemo, accept_forced
-from deepresearch.agent.model.embedded.decoding.sampling import RowSampler
-from deepresearch.agent.model.embedded.decoding.step_logits import StepLogits, few_columns, masked_column
-from deepresearch.agent.model.embedded.layers.forward import ModelForward
-from deepresearch.agent.model.embedded.models.adapters import AdapterSet
-from deepresearch.agent.model.types import Timings
 
+from ...base import ModelError
+from ...types import Timings
+from ..config import EngineConfig
+from ..decoding.grammar import allocate_bitmask
+from ..decoding.jump_forward import DraftMemo, accept_forced
+from ..decoding.sampling import RowSampler
+from ..decoding.step_logits import StepLogits, few_columns, masked_column
+from ..layers.forward import ModelForward
+from ..models.adapters import AdapterSet
 from .jobs import GenerationJob, GenerationResult
 from .kv_batch import KVBatch, new_cache
 from .prefix_cache import LayerStates, PrefixCache, PrefixStore, batch_from_prefixes

@@ -18,8 +18,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from deepresearch.agent.model.types import ChatRequest
-
+from ...types import ChatRequest
 from .jobs import GenerationJob
 
 GreedyKey = tuple[Any, ...]

@@ -6,8 +6,8 @@ import concurrent.futures
 import time
 from dataclasses import dataclass, field
 
-from deepresearch.agent.model.embedded.decoding.grammar import RowGrammar
-from deepresearch.agent.model.types import Sampling, Timings
+from ...types import Sampling, Timings
+from ..decoding.grammar import RowGrammar
 
 
 @dataclass

@@ -37,8 +37,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import torch
 from deepresearch.agent.config import PROMPT_CACHE_TOKENS
-from deepresearch.agent.model.embedded.disk_store import keep_newest, replace_atomically
 
+from ..disk_store import keep_newest, replace_atomically
 from .kv_batch import KVBatch, new_cache
 
 if TYPE_CHECKING:

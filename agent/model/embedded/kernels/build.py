@@ -15,7 +15,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from deepresearch.agent.model.embedded.disk_store import keep_newest, replace_atomically
+from ..disk_store import keep_newest, replace_atomically
 
 KERNEL_SOURCE = Path(__file__).with_name("gguf_products.c")
 KERNEL_DIR_NAME = "kernels"

@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
-from deepresearch.agent.model.base import ModelError
-from deepresearch.agent.model.embedded.loaders.gguf_file import BLOCK, read_tensors
-from deepresearch.agent.model.embedded.loaders.packaged_model import find_gguf, is_converted
 
+from ...base import ModelError
+from ..loaders.gguf_file import BLOCK, read_tensors
+from ..loaders.packaged_model import find_gguf, is_converted
 from .build import KERNEL_DIR_NAME, KernelError, build_kernel
 
 log = logging.getLogger(__name__)

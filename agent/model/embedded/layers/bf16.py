@@ -27,8 +27,9 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from deepresearch.agent.model.embedded.config import Bf16Products
-from deepresearch.agent.model.embedded.disk_store import replace_atomically
+
+from ..config import Bf16Products
+from ..disk_store import replace_atomically
 
 log = logging.getLogger(__name__)
 

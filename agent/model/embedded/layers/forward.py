@@ -28,17 +28,17 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 import torch.nn.functional as F
-from deepresearch.agent.model.embedded.config import ForwardKind
-from deepresearch.agent.model.embedded.decoding.step_logits import StepLogits
-from deepresearch.agent.model.embedded.kernels.gguf_blocks import matches
-from deepresearch.agent.model.embedded.models.adapters import AdapterSet, RowGroups
 
+from ..config import ForwardKind
+from ..decoding.step_logits import StepLogits
+from ..kernels.gguf_blocks import matches
+from ..models.adapters import AdapterSet, RowGroups
 from .bf16 import Bf16Attention, torch_threads
 from .products import JointProduct, RowPlan, matmul_t
 from .split_attention import SPLIT_ATTENTION, sdpa
 
 if TYPE_CHECKING:
-    from deepresearch.agent.model.embedded.kernels.gguf_blocks import GGUFBlocks
+    from ..kernels.gguf_blocks import GGUFBlocks
 
 log = logging.getLogger(__name__)
 

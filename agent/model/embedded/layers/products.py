@@ -22,12 +22,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
-from deepresearch.agent.model.embedded.kernels.gguf_blocks import GGUF_MAX_ROWS
 
+from ..kernels.gguf_blocks import GGUF_MAX_ROWS
 from .bf16 import bf16_product
 
 if TYPE_CHECKING:
-    from deepresearch.agent.model.embedded.kernels.gguf_blocks import BlockProduct
+    from ..kernels.gguf_blocks import BlockProduct
 
 # OpenBLAS's GEMM on a few rows packs the whole weight first, so it costs up to ~5× the 1-row GEMV; one GEMV
 # per row reads a weight from memory once and then from the cache. How many rows that pays for depends on the

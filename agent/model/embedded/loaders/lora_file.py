@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import torch
-from deepresearch.agent.model.lora_targets import LORA_TARGET_MODULES
+
+from ...lora_targets import LORA_TARGET_MODULES
 
 LayerLora = dict[str, tuple[torch.Tensor, torch.Tensor]]  # projection → (A [r, in], scaling · B [out, r])
 

