@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from deepresearch.agent.config import AgentSettings, ModelSettings
-from deepresearch.agent.model.server import VLLMServeSettings
+from deepresearch.agent.model.remote.server import VLLMServeSettings
 from deepresearch.evals.config import EvalSettings
 from deepresearch.tools.config import ToolSettings
 from deepresearch.train.config import TrainSettings

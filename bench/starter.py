@@ -4,7 +4,7 @@ Two tables, measured in one run:
 
 1. Loading the adapter into the embedded engine, in a fresh process each sample: through peft (a
    transformers model built on the lean weights, then wrapped: the way every adapter loaded before) against
-   reading a plain LoRA's files straight into the lean forward's products (embedded_lora_file.py, now).
+   reading a plain LoRA's files straight into the lean forward's products (embedded/loaders/lora_file.py, now).
 2. The README's question end to end (`deepresearch ask --offline --auto-approve …`, a fresh data directory
    each time, wall clock of the whole command) on the base model against the starter adapter, interleaved.
 
@@ -28,7 +28,7 @@ QUESTION = "In what year did the playwright who wrote The City Heiress die?"
 
 LOAD_CHILD = """
 import json, sys, time
-from deepresearch.agent.model.embedded import EmbeddedChatModel
+from deepresearch.agent.model.embedded.chat_model import EmbeddedChatModel
 from deepresearch.train.starter import packaged_starter
 from pathlib import Path
 model = EmbeddedChatModel.load(Path(sys.argv[1]))
@@ -71,7 +71,7 @@ def main() -> None:
     if args.runs < 1:
         raise SystemExit("error: --runs must be at least 1")
 
-    from deepresearch.agent.model.embedded_weights import embedded_model_dir
+    from deepresearch.agent.model.embedded.loaders.packaged_model import embedded_model_dir
     from deepresearch.app.settings import load_settings
     from deepresearch.train.starter import packaged_starter
     from rich.console import Console

@@ -32,12 +32,13 @@ import asyncio, json, sys, time
 started = time.perf_counter()
 from pathlib import Path
 from deepresearch.agent.graph.schemas import plan_schema
-from deepresearch.agent.model.embedded import EmbeddedChatModel
+from deepresearch.agent.model.embedded.chat_model import EmbeddedChatModel
+from deepresearch.agent.model.embedded.config import EngineConfig
 from deepresearch.agent.model.types import Sampling
 from deepresearch.agent.prompts import load_prompt
 imported = time.perf_counter()
 store = sys.argv[2] or None
-model = EmbeddedChatModel.load(Path(sys.argv[1]), store_dir=Path(store) if store else None)
+model = EmbeddedChatModel.load(Path(sys.argv[1]), EngineConfig(store_dir=Path(store) if store else None))
 loaded = time.perf_counter()
 messages = load_prompt("planner").messages(
     question="In what year did the playwright who wrote The City Heiress die?", max_steps=4, memory="", feedback="")
@@ -73,8 +74,8 @@ def main() -> None:
     if args.runs < 1:
         raise SystemExit("error: --runs must be at least 1")
 
-    from deepresearch.agent.model.embedded_grammar_store import GRAMMAR_STORE_DIR_NAME
-    from deepresearch.agent.model.embedded_weights import embedded_model_dir
+    from deepresearch.agent.model.embedded.decoding.grammar_store import GRAMMAR_STORE_DIR_NAME
+    from deepresearch.agent.model.embedded.loaders.packaged_model import embedded_model_dir
     from deepresearch.app.settings import load_settings
     from rich.console import Console
     from rich.table import Table

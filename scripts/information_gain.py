@@ -43,7 +43,8 @@ def pearson(xs: list[float], ys: list[float]) -> float | None:
 async def run(args: argparse.Namespace) -> dict:
     from deepresearch.agent.config import AgentSettings, BudgetSettings
     from deepresearch.agent.graph.run import ResearchRuntime
-    from deepresearch.agent.model.embedded import EmbeddedChatModel
+    from deepresearch.agent.model.embedded.chat_model import EmbeddedChatModel
+    from deepresearch.agent.model.embedded.config import EngineConfig
     from deepresearch.agent.model.factory import embedded_model_dir
     from deepresearch.agent.model.policy import RunPolicy
     from deepresearch.agent.trace.store import TraceStore
@@ -57,7 +58,7 @@ async def run(args: argparse.Namespace) -> dict:
     qfile, corpus = build_world(out / "world", args.questions, 1, args.seed, None)
     questions = questions_from_file(qfile, split="train")[: args.questions]
     cache = Path(os.environ.get("DEEPRESEARCH_CACHE_DIR") or Path.home() / ".cache" / "deepresearch")
-    model = EmbeddedChatModel.load(embedded_model_dir(cache), max_batch=args.concurrency)
+    model = EmbeddedChatModel.load(embedded_model_dir(cache), EngineConfig(max_batch=args.concurrency))
     store = TraceStore(out / "data" / "traces.db")
     groups_file = out / "groups.json"
     started = time.monotonic()

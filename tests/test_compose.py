@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from deepresearch.agent.model.embedded_weights import converted_dir
-from deepresearch.agent.model.server import VLLMServeSettings, vllm_command
+from deepresearch.agent.model.embedded.loaders.packaged_model import converted_dir
+from deepresearch.agent.model.remote.server import VLLMServeSettings, vllm_command
 
 ROOT = Path(__file__).resolve().parents[1]
 COMPOSE = yaml.safe_load((ROOT / "docker-compose.yml").read_text())

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from deepresearch.agent.model.server import LORA_TARGET_MODULES
+from deepresearch.agent.model.lora_targets import LORA_TARGET_MODULES
 from pydantic import BaseModel, Field, field_validator
 
 # Our short names for the two aggregations the brief talks about, mapped onto TRL's loss types.

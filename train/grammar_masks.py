@@ -46,7 +46,7 @@ class GrammarMasks:
     """Replays a sample's schema over its completion tokens with the engine's grammar code."""
 
     def __init__(self, tokenizer: Any, vocab_size: int) -> None:
-        from deepresearch.agent.model.embedded_grammar import GrammarCache
+        from deepresearch.agent.model.embedded.decoding.grammar import GrammarCache
 
         self.tokenizer = tokenizer
         self.vocab_size = vocab_size
@@ -66,7 +66,7 @@ class GrammarMasks:
         if sample.json_schema is None:
             return None
         import xgrammar as xgr
-        from deepresearch.agent.model.embedded_grammar import inside_json_string
+        from deepresearch.agent.model.embedded.decoding.grammar import inside_json_string
 
         matcher = xgr.GrammarMatcher(self.grammars.compile(sample.json_schema))
         n = len(sample.completion_ids)

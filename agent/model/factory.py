@@ -6,7 +6,7 @@ from pathlib import Path
 
 from ..config import ModelSettings
 from .base import ChatModel, ModelError
-from .embedded_weights import embedded_model_dir
+from .embedded.loaders.packaged_model import embedded_model_dir
 
 __all__ = ["build_model", "embedded_model_dir"]
 
@@ -24,7 +24,7 @@ def build_model(settings: ModelSettings, *, cache_dir: Path, adapters_dir: Path 
         return _build_embedded(settings, cache_dir=cache_dir, adapters_dir=adapters_dir)
     if not settings.base_url:
         raise ModelError("model.backend is 'openai' but model.base_url is not set (e.g. http://127.0.0.1:8000/v1)")
-    from .openai_client import OpenAIChatModel
+    from .remote.openai_client import OpenAIChatModel
 
     adapter_paths = {}
     if settings.adapter and adapters_dir is not None and (adapters_dir / settings.adapter).is_dir():
@@ -42,17 +42,19 @@ def build_model(settings: ModelSettings, *, cache_dir: Path, adapters_dir: Path 
 
 
 def _build_embedded(settings: ModelSettings, *, cache_dir: Path, adapters_dir: Path | None) -> ChatModel:
-    from .embedded import EmbeddedChatModel
+    from .embedded.chat_model import EmbeddedChatModel
+    from .embedded.config import EngineConfig
 
     # The embedded engine only runs the packaged model, whatever `settings.name` says.
     model_dir = embedded_model_dir(cache_dir)
-    model = EmbeddedChatModel.load(
-        model_dir, max_batch=settings.max_batch, threads=settings.threads,
+    config = EngineConfig(
+        max_batch=settings.max_batch, threads=settings.threads, forward=settings.forward,
         jump_forward=settings.jump_forward, prefix_cache=settings.prefix_cache,
-        prompt_cache_tokens=settings.prompt_cache_tokens, reuse_greedy=settings.reuse_greedy, forward=settings.forward,
+        prompt_cache_tokens=settings.prompt_cache_tokens, reuse_greedy=settings.reuse_greedy,
         gguf_products=settings.gguf_products, bf16_products=settings.bf16_products,
         store_dir=model_dir,  # prefixes and grammars beside the weights they were computed from
     )
+    model = EmbeddedChatModel.load(model_dir, config)
     if settings.adapter:
         path = (adapters_dir / settings.adapter) if adapters_dir is not None else None
         if path is None or not path.is_dir():
@@ -64,7 +66,7 @@ def _build_embedded(settings: ModelSettings, *, cache_dir: Path, adapters_dir: P
 
 def _load_adapter_now(model: ChatModel, name: str, path: Path) -> None:
     """build_model is synchronous; the embedded engine applies the load on its worker thread."""
-    from .embedded import EmbeddedChatModel
+    from .embedded.chat_model import EmbeddedChatModel
 
     assert isinstance(model, EmbeddedChatModel)
     model.load_adapter_blocking(name, path)

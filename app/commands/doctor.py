@@ -49,8 +49,8 @@ def check_kernel(s: Settings) -> Check:
     """The embedded engine's GGUF products kernel: built here (once) or why not."""
     if s.model.backend != "embedded" or not s.model.gguf_products:
         return "ok", "GGUF products kernel not used (model.backend is not embedded or model.gguf_products is off)", ""
-    from deepresearch.agent.model.embedded_gguf import KERNEL_DIR_NAME, KernelError, build_kernel
-    from deepresearch.agent.model.embedded_weights import converted_dir
+    from deepresearch.agent.model.embedded.kernels.build import KERNEL_DIR_NAME, KernelError, build_kernel
+    from deepresearch.agent.model.embedded.loaders.packaged_model import converted_dir
 
     try:
         build_kernel(converted_dir(s.cache_dir) / KERNEL_DIR_NAME)
@@ -66,9 +66,9 @@ def check_bf16(s: Settings) -> Check:
         return "ok", "bf16 products not used (model.backend is not embedded or model.forward is not lean)", ""
     if s.model.bf16_products != "auto":
         return "ok", f"bf16 products {s.model.bf16_products} (setting model.bf16_products)", ""
-    from deepresearch.agent.model.embedded import default_threads
-    from deepresearch.agent.model.embedded_bf16 import probe_verdict
-    from deepresearch.agent.model.embedded_weights import converted_dir
+    from deepresearch.agent.model.embedded.config import default_threads
+    from deepresearch.agent.model.embedded.layers.bf16 import probe_verdict
+    from deepresearch.agent.model.embedded.loaders.packaged_model import converted_dir
 
     on, timings = probe_verdict(s.model.threads or default_threads(), converted_dir(s.cache_dir))
     measured = f"a {timings['fp32_s'] * 1e3:.2f} ms fp32 product takes {timings['bf16_s'] * 1e3:.2f} ms in bf16"
@@ -163,7 +163,7 @@ def check_trace_store(s: Settings) -> Check:
 
 
 def check_vllm(s: Settings) -> Check:
-    from deepresearch.agent.model.server import vllm_installed
+    from deepresearch.agent.model.remote.server import vllm_installed
 
     if vllm_installed(s.serve.venv):
         return "ok", f"vLLM installed in {s.serve.venv} (deepresearch serve-model)", ""

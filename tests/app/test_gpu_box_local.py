@@ -27,8 +27,8 @@ from pathlib import Path
 
 import httpx
 import pytest
-from deepresearch.agent.model.embedded_weights import embedded_model_dir
-from deepresearch.agent.model.server import VLLMServer, VLLMServeSettings, vllm_installed
+from deepresearch.agent.model.embedded.loaders.packaged_model import embedded_model_dir
+from deepresearch.agent.model.remote.server import VLLMServer, VLLMServeSettings, vllm_installed
 
 from ..model.conftest import model_cache_dir
 from ..test_compose import environment

@@ -17,7 +17,7 @@ import sys
 import time
 from pathlib import Path
 
-from deepresearch.agent.model.embedded_weights import embedded_model_dir
+from deepresearch.agent.model.embedded.loaders.packaged_model import embedded_model_dir
 from deepresearch.evals.dataset import bundled_dataset
 
 from ..model.conftest import model_cache_dir

@@ -12,7 +12,7 @@ from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
 import pytest  # noqa: E402
-from deepresearch.agent.model.embedded_weights import embedded_model_dir  # noqa: E402
+from deepresearch.agent.model.embedded.loaders.packaged_model import embedded_model_dir  # noqa: E402
 
 
 def model_cache_dir() -> Path:
@@ -39,9 +39,10 @@ def hf_model(model_dir: Path) -> Any:
 
 @pytest.fixture(scope="session")
 def embedded(model_dir: Path) -> Iterator:
-    from deepresearch.agent.model.embedded import EmbeddedChatModel
+    from deepresearch.agent.model.embedded.chat_model import EmbeddedChatModel
+    from deepresearch.agent.model.embedded.config import EngineConfig
 
-    model = EmbeddedChatModel.load(model_dir, max_batch=8)
+    model = EmbeddedChatModel.load(model_dir, EngineConfig(max_batch=8))
     yield model
     model._engine.close()
 

@@ -1,4 +1,4 @@
-"""bf16 products for the lean forward's long steps (embedded_bf16.py): the setting, the probe's kept verdict,
+"""bf16 products for the lean forward's long steps (embedded/layers/bf16.py): the setting, the probe's kept verdict,
 the products themselves, and on the real SmolLM2-135M a bf16 prefill against the fp32 one."""
 
 from __future__ import annotations
@@ -8,18 +8,18 @@ from pathlib import Path
 
 import pytest
 import torch
-from deepresearch.agent.model import embedded_bf16
-from deepresearch.agent.model.embedded_bf16 import PROBE_FILE, bf16_product, probe_verdict, use_bf16
-from deepresearch.agent.model.embedded_forward import LeanForward
-from deepresearch.agent.model.embedded_gguf import GGUF_MAX_ROWS
-from deepresearch.agent.model.embedded_products import JointProduct
+from deepresearch.agent.model.embedded.kernels.gguf_blocks import GGUF_MAX_ROWS
+from deepresearch.agent.model.embedded.layers import bf16 as bf16_layer
+from deepresearch.agent.model.embedded.layers.bf16 import PROBE_FILE, bf16_product, probe_verdict, use_bf16
+from deepresearch.agent.model.embedded.layers.forward import LeanForward
+from deepresearch.agent.model.embedded.layers.products import JointProduct
 from torch import nn
 
 from .test_embedded_forward import run
 
 
 def test_on_and_off_decide_without_probing(monkeypatch):
-    monkeypatch.setattr(embedded_bf16, "probe", lambda threads: pytest.fail("probed"))
+    monkeypatch.setattr(bf16_layer, "probe", lambda threads: pytest.fail("probed"))
     assert use_bf16("on", 2) is True
     assert use_bf16("off", 2) is False
 
@@ -31,7 +31,7 @@ def test_auto_probes_once_and_keeps_the_verdict(tmp_path: Path, monkeypatch):
         calls.append(threads)
         return {"fp32_s": 0.002, "bf16_s": 0.0005}
 
-    monkeypatch.setattr(embedded_bf16, "probe", probe)
+    monkeypatch.setattr(bf16_layer, "probe", probe)
     assert use_bf16("auto", 2, tmp_path) is True
     assert use_bf16("auto", 2, tmp_path) is True
     assert calls == [2]  # the second start read the kept verdict
@@ -42,13 +42,13 @@ def test_auto_probes_once_and_keeps_the_verdict(tmp_path: Path, monkeypatch):
 
 
 def test_a_slow_or_unclear_bf16_is_not_chosen(tmp_path: Path, monkeypatch):
-    monkeypatch.setattr(embedded_bf16, "probe", lambda threads: {"fp32_s": 0.002, "bf16_s": 0.0015})
+    monkeypatch.setattr(bf16_layer, "probe", lambda threads: {"fp32_s": 0.002, "bf16_s": 0.0015})
     assert use_bf16("auto", 2, tmp_path) is False  # 75 % of fp32's time: not clearly faster
 
 
 def test_a_damaged_verdict_file_is_probed_again(tmp_path: Path, monkeypatch):
     (tmp_path / PROBE_FILE).write_text("{not json")
-    monkeypatch.setattr(embedded_bf16, "probe", lambda threads: {"fp32_s": 0.002, "bf16_s": 0.0005})
+    monkeypatch.setattr(bf16_layer, "probe", lambda threads: {"fp32_s": 0.002, "bf16_s": 0.0005})
     assert use_bf16("auto", 2, tmp_path) is True
     assert json.loads((tmp_path / PROBE_FILE).read_text())["bf16"] is True
 
@@ -56,7 +56,7 @@ def test_a_damaged_verdict_file_is_probed_again(tmp_path: Path, monkeypatch):
 def test_the_real_probe_times_both_products():
     on, timings = probe_verdict(1)
     assert timings["fp32_s"] > 0 and timings["bf16_s"] > 0
-    assert on == (timings["bf16_s"] <= embedded_bf16.PROBE_MAX_SHARE * timings["fp32_s"])
+    assert on == (timings["bf16_s"] <= bf16_layer.PROBE_MAX_SHARE * timings["fp32_s"])
 
 
 def test_a_bf16_product_is_close_to_fp32():
@@ -103,8 +103,8 @@ def test_a_bf16_prefill_gives_nearly_the_fp32_logits(hf_model):
 
 
 def test_a_long_attention_call_runs_in_bf16_and_a_short_one_falls_back():
-    from deepresearch.agent.model.embedded_bf16 import Bf16Attention
-    from deepresearch.agent.model.embedded_split_attention import sdpa
+    from deepresearch.agent.model.embedded.layers.bf16 import Bf16Attention
+    from deepresearch.agent.model.embedded.layers.split_attention import sdpa
 
     torch.manual_seed(0)
     keys, values = torch.randn(1, 3, 90, 64), torch.randn(1, 3, 90, 64)

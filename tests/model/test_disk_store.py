@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from deepresearch.agent.model.disk_store import keep_newest, replace_atomically
+from deepresearch.agent.model.embedded.disk_store import keep_newest, replace_atomically
 
 
 def write_files(directory: Path, count: int) -> list[Path]:

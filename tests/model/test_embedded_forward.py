@@ -11,9 +11,10 @@ from typing import Any
 
 import pytest
 import torch
-from deepresearch.agent.model.embedded_batch import KVBatch, new_cache
-from deepresearch.agent.model.embedded_forward import (
+from deepresearch.agent.model.embedded.engine.kv_batch import KVBatch, new_cache
+from deepresearch.agent.model.embedded.layers.forward import (
     LeanForward,
+    PassPlan,
     RowAttention,
     attention_mask,
     biased_attention,
@@ -109,8 +110,8 @@ def test_only_plain_llama_models_are_supported(hf_model):
 
 @torch.inference_mode()
 def test_a_merged_adapter_is_what_the_lean_forward_computes_with(model_dir, lora_dir):
-    from deepresearch.agent.model.embedded_adapters import AdapterSet
-    from deepresearch.agent.model.embedded_llama import LlamaWeights
+    from deepresearch.agent.model.embedded.models.adapters import AdapterSet
+    from deepresearch.agent.model.embedded.models.llama import LlamaWeights
 
     # As the engine does: the lean forward reads the weights loaded without transformers; the adapter
     # load builds transformers' model on them and peft wraps that.
@@ -130,9 +131,10 @@ def test_a_merged_adapter_is_what_the_lean_forward_computes_with(model_dir, lora
 
 @pytest.fixture(scope="module")
 def transformers_engine(model_dir: Path) -> Iterator[Any]:
-    from deepresearch.agent.model.embedded import EmbeddedChatModel
+    from deepresearch.agent.model.embedded.chat_model import EmbeddedChatModel
+    from deepresearch.agent.model.embedded.config import EngineConfig
 
-    model = EmbeddedChatModel.load(model_dir, max_batch=8, forward="transformers")
+    model = EmbeddedChatModel.load(model_dir, EngineConfig(max_batch=8, forward="transformers"))
     assert model._engine.forward.lean is None
     yield model
     model._engine.close()
@@ -163,8 +165,8 @@ async def test_the_model_forward_setting_reaches_the_engine():
 
 @torch.inference_mode()
 def test_rows_that_mix_adapters_get_their_own_lora_products_in_the_lean_forward(model_dir, lora_dir):
-    from deepresearch.agent.model.embedded_adapters import AdapterSet
-    from deepresearch.agent.model.embedded_llama import LlamaWeights
+    from deepresearch.agent.model.embedded.models.adapters import AdapterSet
+    from deepresearch.agent.model.embedded.models.llama import LlamaWeights
 
     adapters = AdapterSet(LlamaWeights.load(model_dir))
     lean = LeanForward(adapters.weights)
@@ -182,8 +184,8 @@ def test_rows_that_mix_adapters_get_their_own_lora_products_in_the_lean_forward(
 
 
 def test_an_adapter_that_is_not_plain_lora_takes_peft_s_path(model_dir, tmp_path):
-    from deepresearch.agent.model.embedded_adapters import AdapterSet
-    from deepresearch.agent.model.embedded_llama import LlamaWeights
+    from deepresearch.agent.model.embedded.models.adapters import AdapterSet
+    from deepresearch.agent.model.embedded.models.llama import LlamaWeights
     from peft import LoraConfig, get_peft_model
     from transformers import AutoModelForCausalLM
 
@@ -198,10 +200,10 @@ def test_an_adapter_that_is_not_plain_lora_takes_peft_s_path(model_dir, tmp_path
 
 @torch.inference_mode()
 def test_the_lean_forward_runs_torch_on_one_thread_and_gives_the_threads_back(hf_model, monkeypatch):
-    import deepresearch.agent.model.embedded_forward as embedded_forward
+    from deepresearch.agent.model.embedded.layers import forward
 
     seen: list[int] = []
-    attention = embedded_forward.biased_attention
+    attention = forward.biased_attention
 
     def recording(*args: Any) -> torch.Tensor:
         seen.append(torch.get_num_threads())
@@ -210,21 +212,21 @@ def test_the_lean_forward_runs_torch_on_one_thread_and_gives_the_threads_back(hf
     def failing(*args: Any) -> torch.Tensor:
         raise RuntimeError("attention failed")
 
-    monkeypatch.setattr(embedded_forward, "biased_attention", recording)
+    monkeypatch.setattr(forward, "biased_attention", recording)
     lean, before = LeanForward(hf_model), torch.get_num_threads()
     try:
         torch.set_num_threads(2)
         with_one = run(lean, hf_model)
         assert torch.get_num_threads() == 2
         assert seen and set(seen) == {1}
-        monkeypatch.setattr(embedded_forward, "biased_attention", failing)
+        monkeypatch.setattr(forward, "biased_attention", failing)
         with pytest.raises(RuntimeError, match="attention failed"):  # a failed pass gives the threads back too
             run(lean, hf_model)
         assert torch.get_num_threads() == 2
-        monkeypatch.setattr(embedded_forward, "biased_attention", attention)
+        monkeypatch.setattr(forward, "biased_attention", attention)
         # The ops on two threads (the forward's body called directly) round differently only where SDPA
         # splits a decode step's keys between threads: ~3e-5 in the logits.
-        with_two = run(lambda *a: lean._forward(*a, None, False).logits, hf_model)
+        with_two = run(lambda *a: lean._forward(*a, PassPlan()).logits, hf_model)
         for one, two in zip(real_columns(with_one), real_columns(with_two), strict=True):
             assert torch.allclose(one, two, atol=2e-4), float((one - two).abs().max())
             assert torch.equal(one.argmax(-1), two.argmax(-1))

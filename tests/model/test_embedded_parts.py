@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 import torch
-from deepresearch.agent.model.embedded_batch import HEADROOM, GrowingLayer, KVBatch, left_padded
-from deepresearch.agent.model.embedded_grammar import closing_reserve, inside_json_string
-from deepresearch.agent.model.embedded_jump import DraftMemo
-from deepresearch.agent.model.embedded_sampling import RowSampler, _restrict_to_nucleus
+from deepresearch.agent.model.embedded.decoding.grammar import closing_reserve, inside_json_string
+from deepresearch.agent.model.embedded.decoding.jump_forward import DraftMemo
+from deepresearch.agent.model.embedded.decoding.sampling import RowSampler, _restrict_to_nucleus
+from deepresearch.agent.model.embedded.engine.kv_batch import HEADROOM, GrowingLayer, KVBatch, left_padded
 from deepresearch.agent.model.types import Sampling
 from transformers import DynamicCache
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import torch
-from deepresearch.agent.model.embedded_products import JointProduct, RowPlan, matmul_t
+from deepresearch.agent.model.embedded.layers.products import JointProduct, RowPlan, matmul_t
 from torch import nn
 
 

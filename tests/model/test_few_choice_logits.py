@@ -1,5 +1,6 @@
-"""Few-choice logits (embedded_logits.py): the columns that check a forced draft skip the vocabulary projection
-and are projected, once the grammar's mask is known, on the allowed tokens alone — with the real SmolLM2-135M."""
+"""Few-choice logits (embedded/decoding/step_logits.py): the columns that check a forced draft skip the vocabulary
+projection and are projected, once the grammar's mask is known, on the allowed tokens alone — with the real
+SmolLM2-135M."""
 
 from __future__ import annotations
 
@@ -8,10 +9,10 @@ from typing import Any
 import pytest
 import torch
 import xgrammar as xgr
-from deepresearch.agent.model.embedded_batch import KVBatch, new_cache
-from deepresearch.agent.model.embedded_forward import LeanForward
-from deepresearch.agent.model.embedded_grammar import allowed_tokens
-from deepresearch.agent.model.embedded_logits import few_columns, masked_column
+from deepresearch.agent.model.embedded.decoding.grammar import allowed_tokens
+from deepresearch.agent.model.embedded.decoding.step_logits import few_columns, masked_column
+from deepresearch.agent.model.embedded.engine.kv_batch import KVBatch, new_cache
+from deepresearch.agent.model.embedded.layers.forward import LeanForward
 from deepresearch.agent.model.types import Sampling
 
 from .test_jump_forward import ENUM_CASES, all_requests, extractor_request
@@ -122,9 +123,9 @@ class _Allowing:
 @pytest.mark.parametrize("few_choices", [256, 2])  # the allowed tokens projected alone; too many: the whole row
 def test_a_masked_few_column_has_the_whole_projections_logits_on_the_allowed_tokens(hf_model, monkeypatch,
                                                                                        few_choices):
-    from deepresearch.agent.model import embedded_logits
+    from deepresearch.agent.model.embedded.decoding import step_logits
 
-    monkeypatch.setattr(embedded_logits, "FEW_CHOICES", few_choices)
+    monkeypatch.setattr(step_logits, "FEW_CHOICES", few_choices)
     lean, vocab = LeanForward(hf_model), hf_model.config.vocab_size
     kv = KVBatch(new_cache(hf_model.config.num_hidden_layers), torch.zeros((1, 0), dtype=torch.long),
                  torch.zeros(1, dtype=torch.long))

@@ -1,6 +1,7 @@
-"""Products on the packaged GGUF's blocks (embedded_gguf.py, gguf_products.c): the file's tensor table, the
-kernel against numpy on the same weights (AVX-512 and portable builds), the real model's blocks against its
-loaded fp32 weights, the lean forward and the engine with and without them, and every way they are refused."""
+"""Products on the packaged GGUF's blocks (embedded/kernels/: gguf_blocks.py, build.py, gguf_products.c): the
+file's tensor table, the kernel against numpy on the same weights (AVX-512 and portable builds), the real model's
+blocks against its loaded fp32 weights, the lean forward and the engine with and without them, and every way they
+are refused."""
 
 from __future__ import annotations
 
@@ -10,18 +11,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from deepresearch.agent.model.embedded_gguf import (
+from deepresearch.agent.model.embedded.kernels.build import KernelError, build_kernel
+from deepresearch.agent.model.embedded.kernels.gguf_blocks import (
     BLOCK_BYTES,
     GGUF_MAX_ROWS,
     BlockProduct,
     BlockTensor,
-    KernelError,
-    build_kernel,
     load_gguf_blocks,
     packaged_blocks,
 )
-from deepresearch.agent.model.embedded_gguf_file import GGUFFormatError, read_tensors
-from deepresearch.agent.model.embedded_weights import find_gguf
+from deepresearch.agent.model.embedded.loaders.gguf_file import GGUFFormatError, read_tensors
+from deepresearch.agent.model.embedded.loaders.packaged_model import find_gguf
 
 from .test_embedded_forward import real_columns, run
 from .test_prefix_cache import recorded_calls, same
@@ -110,7 +110,7 @@ def test_a_file_that_is_not_gguf_or_is_cut_short_is_refused(tmp_path: Path):
 @pytest.fixture(scope="module")
 def file_weights(model_dir: Path):
     """The real model's fp32 weights with the GGUF's blocks beside them, as the engine loads them."""
-    from deepresearch.agent.model.embedded_llama import LlamaWeights
+    from deepresearch.agent.model.embedded.models.llama import LlamaWeights
 
     weights = LlamaWeights.load(model_dir)
     weights.gguf_blocks = packaged_blocks(model_dir, weights.config)
@@ -132,7 +132,7 @@ def counting_blocks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
 @torch.inference_mode()
 def test_the_lean_forward_on_the_blocks_gives_the_fp32_logits(file_weights, monkeypatch):
-    from deepresearch.agent.model.embedded_forward import LeanForward
+    from deepresearch.agent.model.embedded.layers.forward import LeanForward
 
     lean = LeanForward(file_weights)
     assert lean.blocks  # every weight matched the file's blocks exactly
@@ -149,8 +149,8 @@ def test_the_lean_forward_on_the_blocks_gives_the_fp32_logits(file_weights, monk
 
 @torch.inference_mode()
 def test_weights_that_are_not_the_file_s_keep_fp32_products(model_dir, caplog):
-    from deepresearch.agent.model.embedded_forward import LeanForward
-    from deepresearch.agent.model.embedded_llama import LlamaWeights
+    from deepresearch.agent.model.embedded.layers.forward import LeanForward
+    from deepresearch.agent.model.embedded.models.llama import LlamaWeights
 
     weights = LlamaWeights.load(model_dir)
     weights.gguf_blocks = packaged_blocks(model_dir, weights.config)
@@ -163,8 +163,8 @@ def test_weights_that_are_not_the_file_s_keep_fp32_products(model_dir, caplog):
 
 @torch.inference_mode()
 def test_a_plain_adapter_keeps_the_blocks_and_a_merged_one_keeps_its_rows_off_them(file_weights, lora_dir, monkeypatch):
-    from deepresearch.agent.model.embedded_adapters import AdapterSet
-    from deepresearch.agent.model.embedded_forward import ModelForward
+    from deepresearch.agent.model.embedded.layers.forward import ModelForward
+    from deepresearch.agent.model.embedded.models.adapters import AdapterSet
 
     adapters = AdapterSet(file_weights)
     forward = ModelForward(adapters, "lean")
@@ -185,7 +185,7 @@ def test_a_plain_adapter_keeps_the_blocks_and_a_merged_one_keeps_its_rows_off_th
 
 
 def test_without_a_compiler_the_products_stay_fp32_and_say_why(model_dir, tmp_path, monkeypatch, caplog):
-    from deepresearch.agent.model.embedded_llama import LlamaConfig
+    from deepresearch.agent.model.embedded.models.llama import LlamaConfig
 
     monkeypatch.setenv("CC", str(model_dir / "no-such-compiler"))
     with caplog.at_level(logging.WARNING):
@@ -204,7 +204,7 @@ def test_a_kernel_directory_that_cannot_be_written_is_a_kernel_error(tmp_path: P
 
 
 def test_a_build_is_kept_for_the_next_process_and_old_builds_are_pruned(tmp_path: Path):
-    from deepresearch.agent.model.embedded_gguf import KEPT_BUILDS
+    from deepresearch.agent.model.embedded.kernels.build import KEPT_BUILDS
 
     build_kernel(tmp_path)
     first = sorted(tmp_path.glob("gguf_products-*.so"))
@@ -222,10 +222,11 @@ def test_a_model_not_converted_from_the_packaged_gguf_gets_no_blocks(tmp_path: P
 
 
 async def test_the_engine_gives_the_same_completions_with_and_without_the_blocks(embedded, model_dir):
-    from deepresearch.agent.model.embedded import EmbeddedChatModel
+    from deepresearch.agent.model.embedded.chat_model import EmbeddedChatModel
+    from deepresearch.agent.model.embedded.config import EngineConfig
 
     assert embedded._engine.forward.lean.blocks  # the default
-    fp32 = EmbeddedChatModel.load(model_dir, max_batch=8, gguf_products=False)
+    fp32 = EmbeddedChatModel.load(model_dir, EngineConfig(max_batch=8, gguf_products=False))
     try:
         assert not fp32._engine.forward.lean.blocks
         calls = recorded_calls()

@@ -1,5 +1,5 @@
-"""Compiled grammars kept on disk for the next process (embedded_grammar_store.GrammarStore): a grammar read
-back constrains exactly as the compiled one; keyed by tokenizer file and schema; quick schemas are not
+"""Compiled grammars kept on disk for the next process (embedded/decoding/grammar_store.py's GrammarStore): a
+grammar read back constrains exactly as the compiled one; keyed by tokenizer file and schema; quick schemas are not
 written; a damaged or unwritable store is a miss, never an error."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 import torch
 from deepresearch.agent.graph.schemas import plan_schema
-from deepresearch.agent.model.embedded_grammar import GrammarCache, allocate_bitmask
-from deepresearch.agent.model.embedded_grammar_store import GrammarStore
+from deepresearch.agent.model.embedded.decoding.grammar import GrammarCache, allocate_bitmask
+from deepresearch.agent.model.embedded.decoding.grammar_store import GrammarStore
 
 # The planner's schema: its pattern-constrained query compiles to a large automaton (~0.5 s).
 SCHEMA = plan_schema(["search", "open"], 3)

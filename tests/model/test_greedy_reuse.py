@@ -1,4 +1,4 @@
-"""Identical greedy requests share one decode (embedded_reuse.py), with the real SmolLM2-135M: the same
+"""Identical greedy requests share one decode (embedded/engine/greedy_reuse.py), with the real SmolLM2-135M: the same
 output as decoding each, one engine job for equal requests in flight or repeated, never for sampled ones or
 an adapter's old weights, and a caller that gives up cancels only what nobody else waits for."""
 
@@ -17,9 +17,10 @@ from .test_prefix_cache import policy_reloaded_later, recorded_calls, same
 
 @pytest.fixture(scope="module")
 def reusing(model_dir: Path) -> Iterator[Any]:
-    from deepresearch.agent.model.embedded import EmbeddedChatModel
+    from deepresearch.agent.model.embedded.chat_model import EmbeddedChatModel
+    from deepresearch.agent.model.embedded.config import EngineConfig
 
-    model = EmbeddedChatModel.load(model_dir, max_batch=8, reuse_greedy=True)
+    model = EmbeddedChatModel.load(model_dir, EngineConfig(max_batch=8, reuse_greedy=True))
     yield model
     model._engine.close()
 
@@ -100,7 +101,7 @@ async def test_a_caller_that_gives_up_cancels_only_a_decode_nobody_else_waits_fo
 
 
 def test_the_key_is_what_decides_a_greedy_output_and_sampled_requests_have_none():
-    from deepresearch.agent.model.embedded_reuse import GreedyResults
+    from deepresearch.agent.model.embedded.engine.greedy_reuse import GreedyResults
 
     def request(**sampling: Any) -> ChatRequest:
         return ChatRequest(messages=[Message(role="user", content="hi")], sampling=Sampling(**sampling),
@@ -117,8 +118,8 @@ def test_the_key_is_what_decides_a_greedy_output_and_sampled_requests_have_none(
 
 
 def test_failed_jobs_are_not_shared_and_the_oldest_entries_go_first():
-    from deepresearch.agent.model.embedded_jobs import GenerationJob
-    from deepresearch.agent.model.embedded_reuse import GreedyResults
+    from deepresearch.agent.model.embedded.engine.greedy_reuse import GreedyResults
+    from deepresearch.agent.model.embedded.engine.jobs import GenerationJob
 
     results = GreedyResults(limit=2)
     failed, kept, newer, newest = (GenerationJob([i], Sampling()) for i in range(4))

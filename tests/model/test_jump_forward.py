@@ -50,9 +50,10 @@ ENUM_CASES = [
 
 
 def load(model_dir: Path, mode: str) -> Iterator[Any]:
-    from deepresearch.agent.model.embedded import EmbeddedChatModel
+    from deepresearch.agent.model.embedded.chat_model import EmbeddedChatModel
+    from deepresearch.agent.model.embedded.config import EngineConfig
 
-    model = EmbeddedChatModel.load(model_dir, max_batch=8, jump_forward=mode)
+    model = EmbeddedChatModel.load(model_dir, EngineConfig(max_batch=8, jump_forward=mode))
     yield model
     model._engine.close()
 
@@ -261,7 +262,7 @@ async def test_the_model_jump_forward_setting_reaches_the_engine(tmp_path):
 async def test_a_row_stopped_inside_a_multibyte_character_jumps_nowhere_and_finishes(embedded, model_dir):
     """Seen in an eval: the model drew the first byte of "°" as its own token, and xgrammar could not return
     the forced rest (a lone UTF-8 continuation byte) as text — the step failed every row of the batch."""
-    from deepresearch.agent.model.embedded_grammar import GrammarCache
+    from deepresearch.agent.model.embedded.decoding.grammar import GrammarCache
     from transformers import AutoTokenizer
 
     tokenizer = AutoTokenizer.from_pretrained(model_dir)

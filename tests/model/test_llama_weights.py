@@ -1,4 +1,4 @@
-"""The embedded model's weights read without transformers' model classes (embedded_llama.py), with the real
+"""The embedded model's weights read without transformers' model classes (embedded/models/llama.py), with the real
 SmolLM2-135M: transformers' own tensors and RoPE frequencies, one set of parameters once transformers' model
 is built for an adapter, no slow imports on the way, and a clear error for a broken model directory."""
 
@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 import torch
 from deepresearch.agent.model.base import ModelError
-from deepresearch.agent.model.embedded_forward import LeanForward, supports
-from deepresearch.agent.model.embedded_llama import LlamaWeights
+from deepresearch.agent.model.embedded.layers.forward import LeanForward, supports
+from deepresearch.agent.model.embedded.models.llama import LlamaWeights
 
 from .test_embedded_forward import real_columns, run, transformers_logits
 
@@ -56,7 +56,7 @@ def test_transformers_model_is_built_on_the_same_parameters(model_dir):
 def test_loading_imports_no_model_classes_of_transformers(model_dir):
     script = (
         "import sys\n"
-        "from deepresearch.agent.model.embedded_llama import LlamaWeights\n"
+        "from deepresearch.agent.model.embedded.models.llama import LlamaWeights\n"
         f"LlamaWeights.load({str(model_dir)!r})\n"
         "slow = ['transformers.models.llama.modeling_llama', 'torch._dynamo', 'triton']\n"
         "print([m for m in slow if m in sys.modules])\n"

@@ -54,7 +54,7 @@ async def test_reloading_a_name_replaces_the_adapter(embedded, lora_dir, model_d
 
 def test_batches_on_one_adapter_run_merged_and_unloading_restores_the_base_weights(model_dir, lora_dir, tmp_path):
     import torch
-    from deepresearch.agent.model.embedded_adapters import AdapterSet
+    from deepresearch.agent.model.embedded.models.adapters import AdapterSet
     from transformers import AutoModelForCausalLM
 
     base = AutoModelForCausalLM.from_pretrained(model_dir, dtype=torch.float32).eval()

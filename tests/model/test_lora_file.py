@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 import torch
 from deepresearch.agent.model.base import ModelError
-from deepresearch.agent.model.embedded_adapters import AdapterSet
-from deepresearch.agent.model.embedded_llama import LlamaWeights
-from deepresearch.agent.model.embedded_lora_file import plain_lora_scaling, read_plain_lora
+from deepresearch.agent.model.embedded.loaders.lora_file import plain_lora_scaling, read_plain_lora
+from deepresearch.agent.model.embedded.models.adapters import AdapterSet
+from deepresearch.agent.model.embedded.models.llama import LlamaWeights
 from safetensors.torch import load_file, save_file
 
 

@@ -14,7 +14,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from deepresearch.agent.model.base import BASE_MODEL, ModelError
-from deepresearch.agent.model.openai_client import OpenAIChatModel
+from deepresearch.agent.model.remote.openai_client import OpenAIChatModel
 
 SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
 
@@ -143,7 +143,7 @@ async def test_a_plain_server_cannot_score(plain_server: PlainOpenAIServer) -> N
 
 
 def test_echoed_logprobs_of_the_continuation_only() -> None:
-    from deepresearch.agent.model.openai_client import continuation_logprobs
+    from deepresearch.agent.model.remote.openai_client import continuation_logprobs
 
     # vLLM's completions echo for prompt "Answer:" + " 1689" with one generated token after it.
     data = {"choices": [{"logprobs": {"text_offset": [0, 6, 7, 9, 11], "tokens": ["Answer", ":", " 16", "89", "."],

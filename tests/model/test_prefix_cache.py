@@ -36,9 +36,10 @@ def recorded_calls() -> list[ChatRequest]:
 
 @pytest.fixture(scope="module")
 def full_prefill(model_dir: Path) -> Iterator[Any]:
-    from deepresearch.agent.model.embedded import EmbeddedChatModel
+    from deepresearch.agent.model.embedded.chat_model import EmbeddedChatModel
+    from deepresearch.agent.model.embedded.config import EngineConfig
 
-    model = EmbeddedChatModel.load(model_dir, max_batch=8, prefix_cache=False)
+    model = EmbeddedChatModel.load(model_dir, EngineConfig(max_batch=8, prefix_cache=False))
     yield model
     model._engine.close()
 
@@ -49,12 +50,13 @@ def same(a: Any, b: Any) -> bool:
 
 
 async def test_a_cached_system_message_gives_the_outputs_of_a_full_prefill(model_dir, full_prefill):
-    from deepresearch.agent.model.embedded import EmbeddedChatModel
+    from deepresearch.agent.model.embedded.chat_model import EmbeddedChatModel
+    from deepresearch.agent.model.embedded.config import EngineConfig
 
     calls = recorded_calls()
     expected = [await full_prefill.complete(c) for c in calls]
     assert all(c.parsed is not None for c in expected)
-    model = EmbeddedChatModel.load(model_dir, max_batch=8, prompt_cache_tokens=0)  # system messages only
+    model = EmbeddedChatModel.load(model_dir, EngineConfig(max_batch=8, prompt_cache_tokens=0))  # system messages only
     try:
         alone = [await model.complete(c) for c in calls]  # the second extractor call reuses the first's prefix
         together = await model.chat_many(calls)  # all four admitted as one group, every prefix cached
@@ -134,12 +136,13 @@ async def test_reloading_an_adapter_drops_its_cached_prefixes(embedded, full_pre
 
 
 async def test_the_next_process_starts_with_the_stored_prefixes(model_dir, full_prefill, tmp_path):
-    from deepresearch.agent.model.embedded import EmbeddedChatModel
+    from deepresearch.agent.model.embedded.chat_model import EmbeddedChatModel
+    from deepresearch.agent.model.embedded.config import EngineConfig
 
     call = recorded_calls()[0]
     expected = await full_prefill.complete(call)
     for process in range(2):
-        model = EmbeddedChatModel.load(model_dir, max_batch=8, store_dir=tmp_path)
+        model = EmbeddedChatModel.load(model_dir, EngineConfig(max_batch=8, store_dir=tmp_path))
         try:
             got = await model.complete(call)
         finally:
@@ -152,8 +155,8 @@ async def test_the_next_process_starts_with_the_stored_prefixes(model_dir, full_
 
 async def test_the_app_keeps_prefixes_beside_the_weights():
     from deepresearch.agent.config import ModelSettings
-    from deepresearch.agent.model.embedded_prefix import STORE_DIR_NAME
-    from deepresearch.agent.model.embedded_weights import converted_dir
+    from deepresearch.agent.model.embedded.engine.prefix_cache import STORE_DIR_NAME
+    from deepresearch.agent.model.embedded.loaders.packaged_model import converted_dir
     from deepresearch.agent.model.factory import build_model
 
     from .conftest import model_cache_dir

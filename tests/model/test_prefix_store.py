@@ -1,5 +1,5 @@
-"""Prefix keys/values kept on disk for the next process (embedded_prefix.PrefixStore): exact round trips,
-keyed by weights, computation and token ids; an adapter's never stored; a damaged or unwritable store is a
+"""Prefix keys/values kept on disk for the next process (embedded/engine/prefix_cache.py's PrefixStore): exact
+round trips, keyed by weights, computation and token ids; an adapter's never stored; a damaged or unwritable store is a
 miss, never an error."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import logging
 from pathlib import Path
 
 import torch
-from deepresearch.agent.model import embedded_prefix
-from deepresearch.agent.model.embedded_prefix import PrefixCache, PrefixStore
+from deepresearch.agent.model.embedded.engine import prefix_cache
+from deepresearch.agent.model.embedded.engine.prefix_cache import PrefixCache, PrefixStore
 
 IDS = [11, 12, 13, 14, 15]
 
@@ -75,7 +75,7 @@ def test_a_damaged_file_or_an_unwritable_store_is_a_miss(tmp_path, caplog):
 
 
 def test_the_store_keeps_its_most_recently_written_files(tmp_path, monkeypatch):
-    monkeypatch.setattr(embedded_prefix, "STORE_LIMIT", 2)
+    monkeypatch.setattr(prefix_cache, "STORE_LIMIT", 2)
     store = store_at(tmp_path)
     for first in (1, 2, 3):
         store.save([first, *IDS], states(length=len(IDS) + 1))

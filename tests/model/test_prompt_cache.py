@@ -4,8 +4,8 @@ adapters kept apart, and which rows admitted together wait for an earlier one.""
 from __future__ import annotations
 
 import torch
-from deepresearch.agent.model.embedded_jobs import GenerationJob
-from deepresearch.agent.model.embedded_prefix import MIN_PREFIX, PrefixCache, PromptCache
+from deepresearch.agent.model.embedded.engine.jobs import GenerationJob
+from deepresearch.agent.model.embedded.engine.prefix_cache import MIN_PREFIX, PrefixCache, PromptCache
 from deepresearch.agent.model.types import Sampling
 
 

@@ -11,7 +11,7 @@ import json
 
 import pytest
 from deepresearch.agent.graph.schemas import PLAN_QUERY_MAX, finding_schema, plan_schema, writer_schema
-from deepresearch.agent.model.embedded_grammar import GrammarCache
+from deepresearch.agent.model.embedded.decoding.grammar import GrammarCache
 from deepresearch.agent.prompts import leaks_example
 
 

@@ -8,10 +8,11 @@ import time
 from pathlib import Path
 
 import typer
-from deepresearch.agent.model.server import (
+from deepresearch.agent.model.remote.server import (
     VLLM_LAUNCHER,
     VLLMServer,
     VLLMServeSettings,
+    default_vllm_venv,
     vllm_command,
     vllm_env,
 )
@@ -29,6 +30,11 @@ def test_command_serves_fp32_with_runtime_lora_and_processed_logprobs(tmp_path):
         assert flag in joined
     assert vllm_env(serve)["VLLM_ALLOW_RUNTIME_LORA_UPDATING"] == "True"
     assert serve.base_url == "http://127.0.0.1:8123/v1"
+
+
+def test_a_source_checkout_keeps_vllm_in_its_own_dot_venv_vllm():
+    checkout = Path(__file__).resolve().parents[2]  # tests/model/ -> the checkout
+    assert default_vllm_venv() == checkout / ".venv-vllm"
 
 
 def test_dtype_auto_is_bf16_on_a_gpu_and_fp32_on_a_cpu(tmp_path, monkeypatch):

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 import torch
-from deepresearch.agent.model.embedded_batch import KVBatch, new_cache
-from deepresearch.agent.model.embedded_forward import LeanForward, grouped_bias
-from deepresearch.agent.model.embedded_split_attention import SPLIT_ATTENTION, SplitAttention, sdpa
+from deepresearch.agent.model.embedded.engine.kv_batch import KVBatch, new_cache
+from deepresearch.agent.model.embedded.layers.forward import LeanForward, grouped_bias
+from deepresearch.agent.model.embedded.layers.split_attention import SPLIT_ATTENTION, SplitAttention, sdpa
 
 
 def prefill(rows: int, fed: int, cached: int, masked: bool = True, seed: int = 0) -> tuple[torch.Tensor, ...]:

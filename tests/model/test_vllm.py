@@ -15,8 +15,8 @@ import pytest
 from deepresearch.agent.config import EMBEDDED_MODEL_NAME, ModelSettings
 from deepresearch.agent.model.base import ModelError
 from deepresearch.agent.model.factory import build_model
-from deepresearch.agent.model.openai_client import OpenAIChatModel
-from deepresearch.agent.model.server import VLLMServer, VLLMServeSettings, vllm_installed
+from deepresearch.agent.model.remote.openai_client import OpenAIChatModel
+from deepresearch.agent.model.remote.server import VLLMServer, VLLMServeSettings, vllm_installed
 from deepresearch.agent.model.types import ChatRequest, Completion, Message, Sampling
 
 from .schemas import CASES

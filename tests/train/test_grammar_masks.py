@@ -41,7 +41,7 @@ MESSAGES = [{"role": "system", "content": "You choose the next research action. 
 
 @pytest.fixture(scope="module")
 def model_dir():
-    from deepresearch.agent.model.embedded_weights import embedded_model_dir
+    from deepresearch.agent.model.embedded.loaders.packaged_model import embedded_model_dir
 
     from ..model.conftest import model_cache_dir
 
@@ -49,11 +49,13 @@ def model_dir():
 
 
 def _completions(model_dir, max_tokens: int, bf16_products: str = "off") -> list:
-    from deepresearch.agent.model.embedded import EmbeddedChatModel
+    from deepresearch.agent.model.embedded.chat_model import EmbeddedChatModel
+    from deepresearch.agent.model.embedded.config import EngineConfig
     from deepresearch.agent.model.types import Sampling
 
     async def draw():
-        model = EmbeddedChatModel.load(model_dir, max_batch=4, jump_forward="off", bf16_products=bf16_products)
+        config = EngineConfig(max_batch=4, jump_forward="off", bf16_products=bf16_products)
+        model = EmbeddedChatModel.load(model_dir, config)
         try:
             return await asyncio.gather(*(model.chat(MESSAGES, schema=SCHEMA, sampling=Sampling(
                 temperature=1.0, max_tokens=max_tokens, seed=seed)) for seed in range(4)))
@@ -63,7 +65,7 @@ def _completions(model_dir, max_tokens: int, bf16_products: str = "off") -> list
     return asyncio.run(draw())
 
 
-# "on": the engine's prefills in bf16 (embedded_bf16.py), the trainer's log π_old in fp32 all the same.
+# "on": the engine's prefills in bf16 (embedded/layers/bf16.py), the trainer's log π_old in fp32 all the same.
 @pytest.mark.parametrize("bf16_products", ["off", "on"])
 def test_trainer_logps_over_the_allowed_tokens_match_the_sampler(model_dir, bf16_products: str):
     from deepresearch.train.batching import loss_positions

@@ -168,8 +168,9 @@ async def test_score_phase_stratifies_by_search_calls(store):
 
 # --- the real 135M model ------------------------------------------------------------------------
 def test_real_model_gains_more_from_evidence_that_holds_the_gold(store):
-    from deepresearch.agent.model.embedded import EmbeddedChatModel
-    from deepresearch.agent.model.embedded_weights import embedded_model_dir
+    from deepresearch.agent.model.embedded.chat_model import EmbeddedChatModel
+    from deepresearch.agent.model.embedded.config import EngineConfig
+    from deepresearch.agent.model.embedded.loaders.packaged_model import embedded_model_dir
 
     from ..model.conftest import model_cache_dir
 
@@ -180,7 +181,7 @@ def test_real_model_gains_more_from_evidence_that_holds_the_gold(store):
     unrelated = run_with(store, "Ford", ["The Amazon river flows through Peru and Brazil into the Atlantic."])
 
     async def terms() -> list[float | None]:
-        model = EmbeddedChatModel.load(embedded_model_dir(model_cache_dir()), max_batch=2)
+        model = EmbeddedChatModel.load(embedded_model_dir(model_cache_dir()), EngineConfig(max_batch=2))
         try:
             return await InformationScorer(model, adapter=None).group_terms(store, [gold, unrelated], q)
         finally:

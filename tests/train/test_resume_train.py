@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from deepresearch.agent.model.embedded_weights import embedded_model_dir
+from deepresearch.agent.model.embedded.loaders.packaged_model import embedded_model_dir
 from deepresearch.agent.trace.store import TraceStore
 from safetensors.torch import load_file
 

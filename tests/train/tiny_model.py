@@ -52,7 +52,7 @@ def save_tiny_chat_model(cache_dir: Path, tokenizer_dir: Path, seed: int = 0) ->
     import shutil
 
     import torch
-    from deepresearch.agent.model.embedded_weights import COMPLETE_MARKER, converted_dir
+    from deepresearch.agent.model.embedded.loaders.packaged_model import COMPLETE_MARKER, converted_dir
     from transformers import LlamaConfig, LlamaForCausalLM
 
     target = converted_dir(cache_dir)

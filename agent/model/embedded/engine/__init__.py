@@ -1,0 +1,1 @@
+"""Scheduling: the batching engine, its jobs, the batch's KV cache, prefix reuse and greedy-result reuse."""
