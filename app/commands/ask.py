@@ -17,8 +17,9 @@ import typer
 from rich.prompt import Prompt
 
 from ..console import err, fail, out
+from ..file_output import write_output
 from ..progress import ResearchProgress
-from ..report_export import FORMAT_HELP, ExportInputError, check_out, choose_format, render_report, write_atomic
+from ..report_export import FORMAT_HELP, ExportInputError, check_out, choose_format, render_report
 from ..runtime import answering_policy, open_runtime, with_served_adapter
 from ..settings import Settings, SettingsError, get_settings
 
@@ -170,11 +171,12 @@ def ask(
 
 def _emit(result: Any, settings: Settings, fmt: str, out_file: Path | None) -> None:
     """The report in the chosen format, to --out or stdout. The run is already stored: if printing
-    fails (Chromium), the error says how to export it again."""
+    fails (Chromium, a full disk), the error says how to export it again."""
+    saved = f"the run is saved: deepresearch runs show {result.run_id} --out FILE.{fmt}"
     if fmt == "json":
-        data = json.dumps(result_json(result, settings.model.adapter), indent=2, ensure_ascii=False) + "\n"
+        data = (json.dumps(result_json(result, settings.model.adapter), indent=2, ensure_ascii=False) + "\n").encode()
     elif fmt == "md":
-        data = result.report
+        data = result.report.encode("utf-8")
     else:
         from deepresearch.agent.trace.store import TraceStore
 
@@ -187,23 +189,20 @@ def _emit(result: Any, settings: Settings, fmt: str, out_file: Path | None) -> N
         finally:
             store.close()
         try:
-            rendered = render_report(view, fmt, settings.tools.browser)
+            data = render_report(view, fmt, settings.tools.browser)
         except PdfError as exc:
-            raise fail(f"{exc}; the run is saved: deepresearch runs show {result.run_id} --out FILE.{fmt}",
-                       code=1) from None
-        if out_file is None:
-            print(rendered.decode("utf-8"))
-            return
-        write_atomic(out_file, rendered)
-        err.print(f"wrote {out_file}", markup=False, highlight=False)
+            raise fail(f"{exc}; {saved}", code=1) from None
+    if out_file is None:
+        if fmt == "md":
+            out.print(result.report, markup=False, highlight=False)
+        else:
+            sys.stdout.write(data.decode("utf-8") + ("\n" if fmt != "json" else ""))
         return
-    if out_file is not None:
-        write_atomic(out_file, data.encode("utf-8"))
-        err.print(f"wrote {out_file}", markup=False, highlight=False)
-    elif fmt == "json":
-        print(data, end="")
-    else:
-        out.print(data, markup=False, highlight=False)
+    try:
+        write_output(out_file, data)
+    except OSError as exc:
+        raise fail(f"cannot write {out_file} ({exc.strerror or exc}); {saved}", code=1) from None
+    err.print(f"wrote {out_file}", markup=False, highlight=False)
 
 
 ASK_EXAMPLES = """Examples:

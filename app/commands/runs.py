@@ -15,7 +15,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..console import err, fail, out
-from ..report_export import FORMAT_HELP, ExportInputError, check_out, choose_format, render_report, write_atomic
+from ..file_output import write_output
+from ..report_export import FORMAT_HELP, ExportInputError, check_out, choose_format, render_report
 from ..settings import get_settings
 
 runs_app = typer.Typer(help="Inspect, export and rate logged runs.", no_args_is_help=True, epilog="""Examples:
@@ -120,7 +121,7 @@ def _export_report(store: TraceStore, run: RunRecord, fmt: str, out_file: Path |
     if out_file is None:
         sys.stdout.write(data.decode("utf-8"))
         return
-    write_atomic(out_file, data)
+    write_output(out_file, data)
     err.print(f"wrote {out_file}", markup=False, highlight=False)
 
 
@@ -157,13 +158,8 @@ def export(
         runs = trace_export.collect(store, ids)
     except RunNotFound as exc:
         raise fail(str(exc)) from None
-    # Written beside the target, then moved over it: a failed export leaves no half-written file.
-    partial = path.with_name(f".{path.name}.partial")
-    try:
-        n = getattr(trace_export, EXPORT_WRITERS[suffix])(runs, partial)
-        partial.replace(path)
-    finally:
-        partial.unlink(missing_ok=True)
+    writer = getattr(trace_export, EXPORT_WRITERS[suffix])
+    n = write_output(path, lambda fh: writer(runs, fh))  # a failed export leaves no half-written file
     out.print(f"exported {n} run(s) to {path}", markup=False, highlight=False)
 
 
