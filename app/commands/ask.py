@@ -10,14 +10,15 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+import uuid
 from pathlib import Path
 from typing import Any
 
 import typer
-from rich.prompt import Prompt
 
 from ..console import err, fail, out
 from ..file_output import write_output
+from ..plan_prompt import review_plan, stdin_reader
 from ..progress import ResearchProgress
 from ..report_export import FORMAT_HELP, ExportInputError, check_out, choose_format, render_report
 from ..runtime import answering_policy, open_runtime, with_served_adapter
@@ -56,24 +57,10 @@ def apply_overrides(settings: Settings, *, model: str | None, search: str | None
 
 
 async def ask_user_about_plan(plan: list[dict[str, Any]], progress: ResearchProgress) -> dict[str, Any]:
+    """The plan review of `--approve`: on the terminal, or from stdin when it is a pipe (plan_prompt.py)."""
     progress.pause()
-    err.print("\n[bold]Proposed plan[/]")
-    for i, s in enumerate(plan, 1):
-        err.print(f"  {i}. [{s['tool']}] {s['query']}  — {s['goal']}")
-    choice = Prompt.ask("[a]ccept, [e]dit or [r]eject", choices=["a", "e", "r"], default="a", console=err)
-    if choice == "r":
-        return {"action": "reject"}
-    if choice == "a":
-        return {"action": "accept"}
-    steps = []
-    for i, s in enumerate(plan, 1):
-        query = Prompt.ask(f"step {i} query (empty line drops the step)", default=s["query"], console=err)
-        if query.strip():
-            steps.append({**s, "query": query})
-    extra = Prompt.ask("add a search query (optional)", default="", console=err)
-    if extra.strip():
-        steps.append({"goal": extra, "tool": "search", "query": extra})
-    return {"action": "edit", "steps": steps} if steps else {"action": "reject"}
+    err.print()
+    return review_plan(plan, stdin_reader(err), lambda line: err.print(line, markup=False, highlight=False))
 
 
 def result_json(result: Any, adapter: str | None) -> dict[str, Any]:
@@ -86,18 +73,20 @@ def result_json(result: Any, adapter: str | None) -> dict[str, Any]:
     }
 
 
-async def _ask(settings: Settings, question: str | None, *, resume: str | None, offline: bool, index: str | None,
-               quiet: bool, checkpoint: bool) -> Any:
+async def _ask(settings: Settings, question: str | None, *, run_id: str, resume: str | None, offline: bool,
+               index: str | None, quiet: bool, checkpoint: bool) -> Any:
     from deepresearch.agent.graph.run import RunOptions, research
 
     async with open_runtime(settings, offline=offline, index=index) as rt:
-        interactive = sys.stdin.isatty() and not settings.agent.auto_approve
         with ResearchProgress(err, settings.agent.budget, quiet=quiet) as progress:
             async def approve(plan: list[dict[str, Any]]) -> dict[str, Any]:
-                return await ask_user_about_plan(plan, progress) if interactive else {"action": "accept"}
+                # Asked for (--approve, or auto_approve off): always a decision, never a silent accept.
+                if settings.agent.auto_approve:
+                    return {"action": "accept"}
+                return await ask_user_about_plan(plan, progress)
 
             options = RunOptions(checkpoint_path=settings.paths.checkpoints_db if checkpoint else None,
-                                 resume_run_id=resume, approve=approve, on_event=progress,
+                                 resume_run_id=resume, run_id=run_id, approve=approve, on_event=progress,
                                  settings_snapshot=rt.snapshot())
             return await research(question, rt.research_runtime(), answering_policy(settings), options)
 
@@ -149,11 +138,13 @@ def ask(
     from deepresearch.agent.trace.store import RunNotFound
     from deepresearch.tools.index.store import IndexNotFound
 
+    run_id = uuid.uuid4().hex[:12]  # named here, so that Ctrl-C can say which run to resume
     try:
-        result = asyncio.run(_ask(settings, question, resume=resume, offline=offline, index=index, quiet=quiet,
-                                  checkpoint=checkpoint))
+        result = asyncio.run(_ask(settings, question, run_id=run_id, resume=resume, offline=offline, index=index,
+                                  quiet=quiet, checkpoint=checkpoint))
     except KeyboardInterrupt:
-        err.print("\ninterrupted — continue with: deepresearch ask --resume <run id shown by `deepresearch runs list`>")
+        err.print()
+        err.print(interrupted_line(settings, resume or run_id, resumable=checkpoint), markup=False, highlight=False)
         raise typer.Exit(130) from None
     except (RunNotFound, ResumeError, IndexNotFound, ValueError) as exc:
         raise fail(str(exc)) from None
@@ -167,6 +158,25 @@ def ask(
         if result.status == "error":
             err.print(f"[red]error:[/] {result.stop_detail}")
     raise typer.Exit(EXIT_CODES.get(result.status, 1))
+
+
+def interrupted_line(settings: Settings, run_id: str, *, resumable: bool) -> str:
+    """What Ctrl-C left: the run (already marked interrupted by research()) and how to continue it."""
+    from deepresearch.agent.trace.store import RunNotFound, TraceStore
+
+    try:
+        store = TraceStore(settings.paths.traces_db)
+        try:
+            run = store.get_run(run_id)
+        finally:
+            store.close()
+    except RunNotFound:
+        return "interrupted before the run started; nothing was saved"
+    except Exception as exc:  # the store itself failing is not what the user asked about here
+        return f"interrupted run {run_id} (its state could not be read: {type(exc).__name__})"
+    if not resumable:
+        return f"interrupted run {run.id} ({run.status}); it ran with --no-checkpoint, so it cannot be resumed"
+    return f"interrupted run {run.id} ({run.status}); continue it with: deepresearch ask --resume {run.id}"
 
 
 def _emit(result: Any, settings: Settings, fmt: str, out_file: Path | None) -> None:

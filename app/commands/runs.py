@@ -25,7 +25,7 @@ runs_app = typer.Typer(help="Inspect, export and rate logged runs.", no_args_is_
   deepresearch runs show 3f2a --out report.pdf          (or .html .md .json; or --format)
   deepresearch runs export runs.parquet --since 7d      (or .jsonl, .csv)
   deepresearch runs feedback 3f2a --score 1 --comment "right answer"
-  deepresearch runs repair
+  deepresearch runs repair                              (moves a damaged store aside, kept)
 A unique prefix of a run id is enough.""")
 
 
@@ -167,20 +167,27 @@ def export(
 def repair(
     force: bool = typer.Option(False, "--force", help="move the trace store aside even if it passes the check"),
 ) -> None:
-    """Check the trace store; if it is damaged, move it aside (kept for recovery) so a new one starts."""
-    from deepresearch.agent.trace.health import full_check, move_aside
+    """Check every store of the data dir (runs, checkpoints, search cache, indexes, memory); move a damaged
+    one aside (kept for recovery) so that a new one starts."""
+    from ..data_stores import data_stores
 
-    path = get_settings().paths.traces_db
-    if not path.exists():
-        out.print(f"no trace store at {path}; nothing to repair", markup=False)
-        return
-    problem = full_check(path)
-    if problem is None and not force:
-        out.print(f"trace store {path} passes SQLite's integrity check; nothing to do", markup=False)
-        return
-    moved = move_aside(path)
-    out.print(f"moved the trace store to {moved} ({problem or 'forced'}); the next command starts a new one. "
-              f"Salvage its runs with: sqlite3 {moved} .recover | sqlite3 recovered.db", markup=False, highlight=False)
+    for store in data_stores(get_settings()):
+        if store.folder is not None and not store.folder.exists():
+            continue  # moved aside with its folder's other store
+        if not store.path.exists():
+            out.print(f"no {store.what} at {store.path}; nothing to repair", markup=False, highlight=False)
+            continue
+        problem = store.problem()
+        forced = force and store.what == "trace store"
+        if problem is None and not forced:
+            out.print(f"{store.what} {store.path} passes SQLite's integrity check; nothing to do", markup=False,
+                      highlight=False)
+            continue
+        moved = store.move_aside()
+        damaged_file = moved if store.folder is None else moved / store.path.relative_to(store.folder)
+        salvage = f"sqlite3 {damaged_file} .recover | sqlite3 recovered.db"
+        out.print(f"moved the {store.what} to {moved} ({problem or 'forced'}); {store.after}. "
+                  f"Salvage it with: {salvage}", markup=False, highlight=False)
 
 
 @runs_app.command("feedback")
