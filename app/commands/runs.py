@@ -12,7 +12,7 @@ from deepresearch.agent.trace import export as trace_export
 from deepresearch.agent.trace.records import RunRecord
 from deepresearch.agent.trace.store import RunNotFound, TraceStore
 from rich.markup import escape
-from rich.table import Table
+from rich.table import Column, Table
 
 from ..console import err, fail, out
 from ..file_output import write_output
@@ -58,7 +58,9 @@ def list_runs(
     if not runs:
         out.print("no runs yet — try: deepresearch ask \"your question\"")
         return
-    table = Table("id", "created", "status", "time", "tokens", "cites", "question")
+    # The id whole, however narrow the terminal: it is what `runs show` and `ask --resume` take.
+    table = Table(Column("id", no_wrap=True, min_width=max(len(r.id) for r in runs)), "created", "status", "time",
+                  "tokens", "cites", "question")
     for r in runs:
         verified = sum(1 for c in r.citations if c.get("verified"))
         table.add_row(

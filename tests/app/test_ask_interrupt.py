@@ -7,11 +7,7 @@ pseudo-terminal) while `ask` writes into `| tee`, which the terminal interrupts 
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import pty
-import select
 import shlex
 import signal
 import subprocess
@@ -24,6 +20,7 @@ from deepresearch.agent.trace.store import TraceStore
 
 from .fake_openai import FakeOpenAIServer, fake_openai_server
 from .helpers import clean_env, cli
+from .terminal import Terminal
 
 QUESTION = "Who designed the Analytical Engine?"
 
@@ -82,47 +79,20 @@ def test_sigint_leaves_the_run_interrupted_and_names_it(tmp_path: Path):
     assert _only_run(tmp_path / "data")[1] in ("finished", "budget_stop")
 
 
-def _on_a_terminal(command: str, env: dict[str, str], server: FakeOpenAIServer) -> str:
-    """Run `command` in bash on a new pseudo-terminal, type Ctrl-C once the model is held, return the screen."""
-    pid, fd = pty.fork()
-    if pid == 0:  # the child: bash, on the terminal
-        os.execve("/bin/bash", ["bash", "-c", command], env)
-    screen = bytearray()
-
-    def read_for(seconds: float) -> bool:
-        end = time.monotonic() + seconds
-        while time.monotonic() < end:
-            if select.select([fd], [], [], 0.2)[0]:
-                try:
-                    chunk = os.read(fd, 65536)
-                except OSError:  # the terminal closed: every process on it ended
-                    return False
-                if not chunk:
-                    return False
-                screen.extend(chunk)
-        return True
-
-    try:
-        deadline = time.monotonic() + 240
-        while not server.held.is_set():
-            assert read_for(0.3) and time.monotonic() < deadline, screen.decode(errors="replace")[-3000:]
-        os.write(fd, b"\x03")  # Ctrl-C: the terminal sends SIGINT to ask and tee alike
-        read_for(60)
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(pid, signal.SIGKILL)  # bash and whatever of its pipeline is left: the terminal's session
-        os.waitpid(pid, 0)
-        os.close(fd)
-    return screen.decode(errors="replace")
-
-
 def test_ctrl_c_on_a_terminal_piped_into_tee(tmp_path: Path):
     with fake_openai_server(hold=_is_extractor) as server:
         env = {**_env(tmp_path, server.base_url), "TERM": "xterm"}
         ask = " ".join(shlex.quote(a) for a in (sys.executable, "-m", "deepresearch", "ask", "--offline", QUESTION))
-        screen = _on_a_terminal(f"{ask} | tee {shlex.quote(str(tmp_path / 'out.md'))}; "
-                                "echo ASK_EXIT=${PIPESTATUS[0]}", env, server)
+        terminal = Terminal(["bash", "-c", f"{ask} | tee {shlex.quote(str(tmp_path / 'out.md'))}; "
+                                           "echo ASK_EXIT=${PIPESTATUS[0]}"], env)
+        try:
+            terminal.wait_for(server.held.is_set, timeout_s=240)
+            terminal.type(b"\x03")  # Ctrl-C: the terminal sends SIGINT to ask and tee alike
+            terminal.wait_exit()
+        finally:
+            terminal.close()
     run_id, status = _only_run(tmp_path / "data")
+    screen = terminal.text
     assert status == "interrupted", screen[-3000:]
     assert "ASK_EXIT=130" in screen, screen[-3000:]
     assert f"continue it with: deepresearch ask --resume {run_id}" in screen
