@@ -227,5 +227,12 @@ def doctor() -> None:
         raise typer.Exit(1)
 
 
+DOCTOR_EXAMPLES = """Examples:
+  deepresearch doctor                                   (✔ works · ! caveat or optional · ✘ broken, exit 1)
+  deepresearch --data-dir ~/research doctor             (another data dir: its stores are checked too)
+  DEEPRESEARCH_MODEL__BACKEND=openai DEEPRESEARCH_MODEL__BASE_URL=http://gpu-box:8000/v1 deepresearch doctor
+A damaged store (✘ traces or stores) is moved aside, kept, by: deepresearch runs repair"""
+
+
 def register(app: typer.Typer) -> None:
-    app.command("doctor")(doctor)
+    app.command("doctor", epilog=DOCTOR_EXAMPLES)(doctor)

@@ -88,5 +88,13 @@ def run_state(traces_db: Path, run_id: str) -> str:
     return f"; run {run_id} is {status}"
 
 
+TUI_EXAMPLES = """Examples:
+  deepresearch tui                              (type a question, press Enter; ctrl+q quits)
+  deepresearch tui --approve                    (review, edit or reject each plan before it runs)
+  deepresearch tui --offline --index mine       (your own documents only)
+Keys: ctrl+n ask · esc cancel the run · ctrl+r plan review on/off · ctrl+s save the report · + / - rate it.
+A stopped run continues with: deepresearch ask --resume RUN_ID"""
+
+
 def register(app: typer.Typer) -> None:
-    app.command("tui")(tui)
+    app.command("tui", epilog=TUI_EXAMPLES)(tui)
