@@ -9,7 +9,7 @@ import stat
 from pathlib import Path
 
 import pytest
-from deepresearch.app.file_output import write_output
+from deepresearch.app.file_output import _STREAM_NAME, write_output
 
 from .fake_openai import fake_openai_server
 from .helpers import clean_env, cli, one_error_line
@@ -65,11 +65,21 @@ def test_a_fifo_gets_the_report_and_stays_a_fifo(stored: tuple[Path, str], tmp_p
     assert stat.S_ISFIFO(os.stat(fifo).st_mode)
 
 
-def test_dev_stdout_writes_to_the_commands_own_stdout(stored: tuple[Path, str]):
+@pytest.mark.parametrize("name", ["/dev/fd/1", "/proc/self/fd/1"])
+def test_a_name_of_stdout_writes_to_the_commands_own_stdout(stored: tuple[Path, str], name: str):
+    # Not /dev/stdout itself here: run as root against a version with the bug, the test would turn the
+    # machine's /dev/stdout into a plain file (it did once). /dev/fd/1 and /proc/self/fd/1 cannot be replaced.
     data, run_id = stored
-    proc = cli("runs", "show", run_id, "--out", "/dev/stdout", "--format", "md", env=clean_env(data))
+    proc = cli("runs", "show", run_id, "--out", name, "--format", "md", env=clean_env(data))
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("# When was Ada Lovelace born?"), proc.stdout[:300]
+
+
+def test_dev_stdout_and_stderr_are_names_of_the_commands_own_streams():
+    for name in ("/dev/stdout", "/dev/stderr", "/dev/fd/3", "/proc/self/fd/1", "/proc/123/fd/2"):
+        assert _STREAM_NAME.match(name), name
+    for name in ("/dev/shm/r.md", "/dev/stdout.md", "/proc/self/fd"):
+        assert not _STREAM_NAME.match(name), name
 
 
 def test_a_planted_temporary_file_is_never_followed(stored: tuple[Path, str], tmp_path: Path):
