@@ -1,7 +1,7 @@
 """The CLI's one error boundary: known failures become one line and an exit code, never a traceback.
 
 Exit 2: bad input or settings (a config file that is not UTF-8, a data dir that is a file). Exit 1:
-infrastructure (a damaged trace store, a disk that refuses writes). Anything else is a bug and keeps
+infrastructure (a damaged store, a disk that refuses writes). Anything else is a bug and keeps
 its traceback.
 """
 
@@ -50,17 +50,33 @@ def check_data_dir(path: Path) -> None:
 
 def describe(exc: BaseException) -> tuple[str, int] | None:
     """(one-line message, exit code) for a known failure; None for a bug."""
-    from deepresearch.agent.trace.health import TraceStoreCorrupt
+    from deepresearch.tools.sqlite_health import StoreDamaged, is_corruption
 
     if isinstance(exc, SettingsError):
         return str(exc), 2
-    if isinstance(exc, TraceStoreCorrupt):
+    if isinstance(exc, StoreDamaged):
         return f"{exc}; {REPAIR_HINT}", 1
     if isinstance(exc, sqlite3.DatabaseError):
-        return f"database error: {exc}", 1
+        damaged = damaged_store() if is_corruption(exc) else None
+        return (f"{damaged}; {REPAIR_HINT}" if damaged else f"database error: {exc}"), 1
     if isinstance(exc, OSError) and exc.strerror:
         where = f"{exc.filename}: " if exc.filename else ""
         return f"{where}{exc.strerror}", 1 if exc.errno in _INFRASTRUCTURE else 2
+    return None
+
+
+def damaged_store() -> str | None:
+    """Which store of the data dir is damaged, for a damage error that does not say (a store other than the
+    trace store, opened by a library): "search cache /d/cache/search.sqlite is damaged (…)"."""
+    from .data_stores import data_stores
+    from .settings import get_settings
+
+    try:
+        for store in data_stores(get_settings()):
+            if (problem := store.problem()) is not None:
+                return f"{store.what} {store.path} is damaged ({problem})"
+    except Exception:  # looking for the culprit must not hide the error itself
+        return None
     return None
 
 

@@ -1,5 +1,6 @@
 """`--help` that says what things are: flags without a `<bool>` type, the default of an on/off flag
-pair named as the flag, and defaults that come from settings shown as the value in effect.
+pair named as the flag, defaults that come from settings shown as the value in effect, and examples for
+every command (a subcommand shows the lines of its group's examples that run it).
 
 A help string names a setting as `{settings.index}` (any dotted path); once settings are loaded,
 `fill_settings` replaces it with the value (`demo`), so `--config`, the environment and the config
@@ -33,8 +34,28 @@ def _options(command: Any) -> Iterator[TyperOption]:
             yield param
 
 
+EXAMPLES = "Examples:"
+
+
+def share_examples(group: Any, path: str = "deepresearch") -> None:
+    """A subcommand without examples of its own gets its group's example lines that run it (`deepresearch runs
+    show …` for `runs show --help`), so each example is written once, where the group lists them all."""
+    if not isinstance(group, TyperGroup):
+        return
+    lines = (group.epilog or "").split(EXAMPLES, 1)[-1].splitlines() if EXAMPLES in (group.epilog or "") else []
+    for name, sub in group.commands.items():
+        here = f"{path} {name}"
+        if not sub.epilog:
+            own = [line for line in lines if line.strip() == here or line.strip().startswith(here + " ")]
+            if own:
+                sub.epilog = "\n".join([EXAMPLES, *own, f"More in: {path} --help"])
+        share_examples(sub, here)
+
+
 def polish(root: Any) -> None:
-    """Flags show no type; a `--x/--no-x` pair says which one is the default."""
+    """Flags show no type; a `--x/--no-x` pair says which one is the default; subcommands share their group's
+    examples."""
+    share_examples(root)
     for command in _commands(root):
         for option in _options(command):
             if not option.is_flag:

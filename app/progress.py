@@ -8,6 +8,7 @@ from typing import Any
 
 from deepresearch.agent.config import BudgetSettings
 from deepresearch.agent.graph.events import (
+    ActionNoted,
     ActionStarted,
     BridgeChosen,
     CitationsChecked,
@@ -37,6 +38,7 @@ class ResearchProgress:
         self.sources: list[str] = []
         self.usage: dict[str, int] = {}
         self.notes: list[str] = []
+        self.noted: set[tuple[str, str]] = set()
         self.live: Live | None = None
 
     def __enter__(self) -> ResearchProgress:
@@ -69,6 +71,10 @@ class ResearchProgress:
             case ActionStarted(step=sid, tool=tool, input=value):
                 self.current[sid] = f"{tool}({value[:60]!r})"
                 self._line(f"  step {sid}: {self.current[sid]}")
+            case ActionNoted(step=sid, tool=tool, note=note):
+                if (tool, note) not in self.noted:  # the same caveat on every search is said once
+                    self.noted.add((tool, note))
+                    self._note(f"step {sid}: {tool} {note}")
             case FindingMade(finding=finding):
                 self.sources.append(finding["title"] or finding["source"])
                 self._line(f"  step {finding['step_id']}: evidence from {self.sources[-1]}")

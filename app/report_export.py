@@ -1,12 +1,11 @@
 """`--format md|html|pdf|json` and `--out FILE` for commands that give a report (`ask`, `runs show`).
 
 The format is the one named, else the one `--out`'s suffix names (.md .html .pdf .json), else markdown.
-Files are written beside the target and moved over it, so a failed export never leaves half a file.
+The file is written by file_output.write_output: a failed export never leaves half a file.
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from deepresearch.tools.config import BrowserSettings
@@ -64,15 +63,3 @@ def render_report(view: ReportView, fmt: str, browser: BrowserSettings | None = 
         browser = browser or BrowserSettings()
         return html_to_pdf(html, chromium=browser.chromium_path, args=list(browser.chromium_args))
     raise ValueError(f"render_report cannot write {fmt}")
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    partial = path.with_name(f".{path.name}.partial")
-    try:
-        with partial.open("wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        partial.replace(path)
-    finally:
-        partial.unlink(missing_ok=True)

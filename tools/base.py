@@ -80,6 +80,10 @@ class Tool(ABC, Generic[InputT, OutputT]):
         """The sources a call surfaced, best first (none by default)."""
         return []
 
+    def caveat(self, output: dict[str, Any]) -> str | None:
+        """One line the user should see about a call that worked another way than asked (none by default)."""
+        return None
+
     def notes(self, output: dict[str, Any]) -> list[str]:
         """What a call made before planning found, as notes for the planner (none by default)."""
         return []

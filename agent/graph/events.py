@@ -180,6 +180,17 @@ class ActionStarted(RunEvent):
 
 
 @dataclass(frozen=True)
+class ActionNoted(RunEvent):
+    """What the user should know about a tool call that was made: it failed, or it worked another way than
+    asked (a web search backend failed and the local index answered). The call is in the trace."""
+
+    streamed: ClassVar[bool] = True
+    step: int
+    tool: str
+    note: str
+
+
+@dataclass(frozen=True)
 class RepeatSkipped(RunEvent):
     """An executor's call was already made in this run, so it was not made again."""
 

@@ -7,9 +7,11 @@ spreadsheet view: one flat row per run, no events.
 from __future__ import annotations
 
 import csv
-from collections.abc import Iterable
+import io
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO, TextIO
 
 from .records import RunExport
 from .store import TraceStore
@@ -18,10 +20,28 @@ __all__ = ["CSV_COLUMNS", "collect", "csv_row", "read_jsonl", "read_parquet", "w
            "write_parquet"]
 
 
-def write_parquet(runs: list[RunExport], path: Path) -> int:
+# Where a writer writes: a path, or a binary file already open for writing (the app's safe output file).
+Target = Path | BinaryIO
+
+
+def write_parquet(runs: list[RunExport], path: Target) -> int:
     from .parquet import write_parquet as write  # pyarrow loads only when a Parquet file is written
 
     return write(runs, path)
+
+
+@contextmanager
+def _text(target: Target, newline: str | None = None) -> Iterator[TextIO]:
+    if isinstance(target, str | Path):
+        with Path(target).open("w", encoding="utf-8", newline=newline) as fh:
+            yield fh
+        return
+    fh = io.TextIOWrapper(target, encoding="utf-8", newline=newline)
+    try:
+        yield fh
+    finally:
+        fh.flush()
+        fh.detach()  # the caller owns the binary file
 
 
 def read_parquet(path: Path) -> list[RunExport]:
@@ -38,8 +58,8 @@ def collect(store: TraceStore, run_ids: Iterable[str]) -> list[RunExport]:
     return out
 
 
-def write_jsonl(runs: list[RunExport], path: Path) -> int:
-    with Path(path).open("w", encoding="utf-8") as fh:
+def write_jsonl(runs: list[RunExport], path: Target) -> int:
+    with _text(path) as fh:
         for run in runs:
             fh.write(run.model_dump_json() + "\n")
     return len(runs)
@@ -81,8 +101,8 @@ def csv_row(run: RunExport) -> dict[str, Any]:
     }
 
 
-def write_csv(runs: list[RunExport], path: Path) -> int:
-    with Path(path).open("w", encoding="utf-8", newline="") as fh:
+def write_csv(runs: list[RunExport], path: Target) -> int:
+    with _text(path, newline="") as fh:
         writer = csv.DictWriter(fh, fieldnames=CSV_COLUMNS)
         writer.writeheader()
         for run in runs:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -116,7 +116,7 @@ def runs_table(runs: list[RunExport]) -> pa.Table:
     return pa.Table.from_arrays(arrays, schema=schema)
 
 
-def write_parquet(runs: list[RunExport], path: Path) -> int:
+def write_parquet(runs: list[RunExport], path: Path | BinaryIO) -> int:
     pq.write_table(runs_table(runs), path)
     return len(runs)
 

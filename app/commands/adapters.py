@@ -9,7 +9,11 @@ from deepresearch.app.console import fail, out
 from deepresearch.app.settings import get_settings
 
 adapters_app = typer.Typer(help="LoRA adapters trained by `deepresearch train`: list, serve one, roll back.",
-                           no_args_is_help=True)
+                           no_args_is_help=True, epilog="""Examples:
+  deepresearch adapters list                    (* marks the one that answers)
+  deepresearch adapters use grpo-0003
+  deepresearch adapters use base                (answer with the plain model)
+  deepresearch adapters rollback                (serve again what was served before)""")
 
 
 def _registry():

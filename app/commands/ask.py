@@ -10,15 +10,17 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+import uuid
 from pathlib import Path
 from typing import Any
 
 import typer
-from rich.prompt import Prompt
 
 from ..console import err, fail, out
+from ..file_output import write_output
+from ..plan_prompt import review_plan, stdin_reader
 from ..progress import ResearchProgress
-from ..report_export import FORMAT_HELP, ExportInputError, check_out, choose_format, render_report, write_atomic
+from ..report_export import FORMAT_HELP, ExportInputError, check_out, choose_format, render_report
 from ..runtime import answering_policy, open_runtime, with_served_adapter
 from ..settings import Settings, SettingsError, get_settings
 
@@ -55,24 +57,10 @@ def apply_overrides(settings: Settings, *, model: str | None, search: str | None
 
 
 async def ask_user_about_plan(plan: list[dict[str, Any]], progress: ResearchProgress) -> dict[str, Any]:
+    """The plan review of `--approve`: on the terminal, or from stdin when it is a pipe (plan_prompt.py)."""
     progress.pause()
-    err.print("\n[bold]Proposed plan[/]")
-    for i, s in enumerate(plan, 1):
-        err.print(f"  {i}. [{s['tool']}] {s['query']}  — {s['goal']}")
-    choice = Prompt.ask("[a]ccept, [e]dit or [r]eject", choices=["a", "e", "r"], default="a", console=err)
-    if choice == "r":
-        return {"action": "reject"}
-    if choice == "a":
-        return {"action": "accept"}
-    steps = []
-    for i, s in enumerate(plan, 1):
-        query = Prompt.ask(f"step {i} query (empty line drops the step)", default=s["query"], console=err)
-        if query.strip():
-            steps.append({**s, "query": query})
-    extra = Prompt.ask("add a search query (optional)", default="", console=err)
-    if extra.strip():
-        steps.append({"goal": extra, "tool": "search", "query": extra})
-    return {"action": "edit", "steps": steps} if steps else {"action": "reject"}
+    err.print()
+    return review_plan(plan, stdin_reader(err), lambda line: err.print(line, markup=False, highlight=False))
 
 
 def result_json(result: Any, adapter: str | None) -> dict[str, Any]:
@@ -85,18 +73,20 @@ def result_json(result: Any, adapter: str | None) -> dict[str, Any]:
     }
 
 
-async def _ask(settings: Settings, question: str | None, *, resume: str | None, offline: bool, index: str | None,
-               quiet: bool, checkpoint: bool) -> Any:
+async def _ask(settings: Settings, question: str | None, *, run_id: str, resume: str | None, offline: bool,
+               index: str | None, quiet: bool, checkpoint: bool) -> Any:
     from deepresearch.agent.graph.run import RunOptions, research
 
     async with open_runtime(settings, offline=offline, index=index) as rt:
-        interactive = sys.stdin.isatty() and not settings.agent.auto_approve
         with ResearchProgress(err, settings.agent.budget, quiet=quiet) as progress:
             async def approve(plan: list[dict[str, Any]]) -> dict[str, Any]:
-                return await ask_user_about_plan(plan, progress) if interactive else {"action": "accept"}
+                # Asked for (--approve, or auto_approve off): always a decision, never a silent accept.
+                if settings.agent.auto_approve:
+                    return {"action": "accept"}
+                return await ask_user_about_plan(plan, progress)
 
             options = RunOptions(checkpoint_path=settings.paths.checkpoints_db if checkpoint else None,
-                                 resume_run_id=resume, approve=approve, on_event=progress,
+                                 resume_run_id=resume, run_id=run_id, approve=approve, on_event=progress,
                                  settings_snapshot=rt.snapshot())
             return await research(question, rt.research_runtime(), answering_policy(settings), options)
 
@@ -148,11 +138,13 @@ def ask(
     from deepresearch.agent.trace.store import RunNotFound
     from deepresearch.tools.index.store import IndexNotFound
 
+    run_id = uuid.uuid4().hex[:12]  # named here, so that Ctrl-C can say which run to resume
     try:
-        result = asyncio.run(_ask(settings, question, resume=resume, offline=offline, index=index, quiet=quiet,
-                                  checkpoint=checkpoint))
+        result = asyncio.run(_ask(settings, question, run_id=run_id, resume=resume, offline=offline, index=index,
+                                  quiet=quiet, checkpoint=checkpoint))
     except KeyboardInterrupt:
-        err.print("\ninterrupted — continue with: deepresearch ask --resume <run id shown by `deepresearch runs list`>")
+        err.print()
+        err.print(interrupted_line(settings, resume or run_id, resumable=checkpoint), markup=False, highlight=False)
         raise typer.Exit(130) from None
     except (RunNotFound, ResumeError, IndexNotFound, ValueError) as exc:
         raise fail(str(exc)) from None
@@ -168,13 +160,33 @@ def ask(
     raise typer.Exit(EXIT_CODES.get(result.status, 1))
 
 
+def interrupted_line(settings: Settings, run_id: str, *, resumable: bool) -> str:
+    """What Ctrl-C left: the run (already marked interrupted by research()) and how to continue it."""
+    from deepresearch.agent.trace.store import RunNotFound, TraceStore
+
+    try:
+        store = TraceStore(settings.paths.traces_db)
+        try:
+            run = store.get_run(run_id)
+        finally:
+            store.close()
+    except RunNotFound:
+        return "interrupted before the run started; nothing was saved"
+    except Exception as exc:  # the store itself failing is not what the user asked about here
+        return f"interrupted run {run_id} (its state could not be read: {type(exc).__name__})"
+    if not resumable:
+        return f"interrupted run {run.id} ({run.status}); it ran with --no-checkpoint, so it cannot be resumed"
+    return f"interrupted run {run.id} ({run.status}); continue it with: deepresearch ask --resume {run.id}"
+
+
 def _emit(result: Any, settings: Settings, fmt: str, out_file: Path | None) -> None:
     """The report in the chosen format, to --out or stdout. The run is already stored: if printing
-    fails (Chromium), the error says how to export it again."""
+    fails (Chromium, a full disk), the error says how to export it again."""
+    saved = f"the run is saved: deepresearch runs show {result.run_id} --out FILE.{fmt}"
     if fmt == "json":
-        data = json.dumps(result_json(result, settings.model.adapter), indent=2, ensure_ascii=False) + "\n"
+        data = (json.dumps(result_json(result, settings.model.adapter), indent=2, ensure_ascii=False) + "\n").encode()
     elif fmt == "md":
-        data = result.report
+        data = result.report.encode("utf-8")
     else:
         from deepresearch.agent.trace.store import TraceStore
 
@@ -187,23 +199,20 @@ def _emit(result: Any, settings: Settings, fmt: str, out_file: Path | None) -> N
         finally:
             store.close()
         try:
-            rendered = render_report(view, fmt, settings.tools.browser)
+            data = render_report(view, fmt, settings.tools.browser)
         except PdfError as exc:
-            raise fail(f"{exc}; the run is saved: deepresearch runs show {result.run_id} --out FILE.{fmt}",
-                       code=1) from None
-        if out_file is None:
-            print(rendered.decode("utf-8"))
-            return
-        write_atomic(out_file, rendered)
-        err.print(f"wrote {out_file}", markup=False, highlight=False)
+            raise fail(f"{exc}; {saved}", code=1) from None
+    if out_file is None:
+        if fmt == "md":
+            out.print(result.report, markup=False, highlight=False)
+        else:
+            sys.stdout.write(data.decode("utf-8") + ("\n" if fmt != "json" else ""))
         return
-    if out_file is not None:
-        write_atomic(out_file, data.encode("utf-8"))
-        err.print(f"wrote {out_file}", markup=False, highlight=False)
-    elif fmt == "json":
-        print(data, end="")
-    else:
-        out.print(data, markup=False, highlight=False)
+    try:
+        write_output(out_file, data)
+    except OSError as exc:
+        raise fail(f"cannot write {out_file} ({exc.strerror or exc}); {saved}", code=1) from None
+    err.print(f"wrote {out_file}", markup=False, highlight=False)
 
 
 ASK_EXAMPLES = """Examples:

@@ -162,6 +162,20 @@ def check_trace_store(s: Settings) -> Check:
     return "ok", f"trace store {path} ({n} runs)", ""
 
 
+def check_other_stores(s: Settings) -> Check:
+    """SQLite's integrity check over every other store of the data dir: checkpoints, search cache, indexes, memory."""
+    from ..data_stores import data_stores
+
+    stores = data_stores(s)[1:]
+    if not stores:
+        return "ok", "no other stores yet (checkpoints, search cache, indexes, memory)", ""
+    damaged = [f"{store.what} {store.path} is damaged ({problem})" for store in stores
+               if (problem := store.problem()) is not None]
+    if damaged:
+        return "fail", "; ".join(damaged), "deepresearch runs repair (moves it aside, kept for recovery)"
+    return "ok", f"{', '.join(store.what for store in stores)}: intact", ""
+
+
 def check_vllm(s: Settings) -> Check:
     from deepresearch.agent.model.remote.server import vllm_installed
 
@@ -192,12 +206,14 @@ CHECKS: list[tuple[str, Callable[[Settings], Check]]] = [
     ("embeddings", check_embeddings),
     ("data dir", check_data_dir),
     ("traces", check_trace_store),
+    ("stores", check_other_stores),
     ("vllm", check_vllm),
 ]
 
 
 def doctor() -> None:
-    """Check the model (its kernel and quality tier), search backends, Chromium, bubblewrap, embeddings, data, vLLM."""
+    """Check the model (its kernel and quality tier), search backends, Chromium, bubblewrap, embeddings, the data
+    dir and every store in it, vLLM."""
     s = get_settings()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     failed = 0
@@ -213,5 +229,12 @@ def doctor() -> None:
         raise typer.Exit(1)
 
 
+DOCTOR_EXAMPLES = """Examples:
+  deepresearch doctor                                   (✔ works · ! caveat or optional · ✘ broken, exit 1)
+  deepresearch --data-dir ~/research doctor             (another data dir: its stores are checked too)
+  DEEPRESEARCH_MODEL__BACKEND=openai DEEPRESEARCH_MODEL__BASE_URL=http://gpu-box:8000/v1 deepresearch doctor
+A damaged store (✘ traces or stores) is moved aside, kept, by: deepresearch runs repair"""
+
+
 def register(app: typer.Typer) -> None:
-    app.command("doctor")(doctor)
+    app.command("doctor", epilog=DOCTOR_EXAMPLES)(doctor)

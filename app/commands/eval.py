@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 import typer
 from deepresearch.app.console import dataset_paths, err, fail, out
+from deepresearch.app.file_output import write_output
 from deepresearch.app.settings import get_settings
 
 if TYPE_CHECKING:
@@ -267,7 +268,7 @@ def compare(
     out.print(text, markup=False, highlight=False)
     if out_file is not None:
         body = comparison.model_dump_json(indent=2) if out_file.suffix == ".json" else text
-        out_file.write_text(body, encoding="utf-8")
+        write_output(out_file, body.encode("utf-8"))
 
 
 @eval_app.command("unanswerable")

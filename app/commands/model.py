@@ -9,9 +9,14 @@ import typer
 from ..console import err, fail, out
 from ..settings import get_settings
 
+SERVE_MODEL_EXAMPLES = """Examples:
+  deepresearch serve-model --install            (once: vLLM for CPU into its own venv, then start it)
+  deepresearch serve-model --port 8001          (then: deepresearch ask --model http://127.0.0.1:8001/v1 "…")
+  deepresearch serve-model --check              (start, wait until healthy, print the URL, stop)"""
+
 
 def register(app: typer.Typer) -> None:
-    app.command("serve-model")(serve_model)
+    app.command("serve-model", epilog=SERVE_MODEL_EXAMPLES)(serve_model)
 
 
 def serve_model(

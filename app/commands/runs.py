@@ -12,10 +12,11 @@ from deepresearch.agent.trace import export as trace_export
 from deepresearch.agent.trace.records import RunRecord
 from deepresearch.agent.trace.store import RunNotFound, TraceStore
 from rich.markup import escape
-from rich.table import Table
+from rich.table import Column, Table
 
 from ..console import err, fail, out
-from ..report_export import FORMAT_HELP, ExportInputError, check_out, choose_format, render_report, write_atomic
+from ..file_output import write_output
+from ..report_export import FORMAT_HELP, ExportInputError, check_out, choose_format, render_report
 from ..settings import get_settings
 
 runs_app = typer.Typer(help="Inspect, export and rate logged runs.", no_args_is_help=True, epilog="""Examples:
@@ -24,7 +25,7 @@ runs_app = typer.Typer(help="Inspect, export and rate logged runs.", no_args_is_
   deepresearch runs show 3f2a --out report.pdf          (or .html .md .json; or --format)
   deepresearch runs export runs.parquet --since 7d      (or .jsonl, .csv)
   deepresearch runs feedback 3f2a --score 1 --comment "right answer"
-  deepresearch runs repair
+  deepresearch runs repair                              (moves a damaged store aside, kept)
 A unique prefix of a run id is enough.""")
 
 
@@ -57,7 +58,9 @@ def list_runs(
     if not runs:
         out.print("no runs yet — try: deepresearch ask \"your question\"")
         return
-    table = Table("id", "created", "status", "time", "tokens", "cites", "question")
+    # The id whole, however narrow the terminal: it is what `runs show` and `ask --resume` take.
+    table = Table(Column("id", no_wrap=True, min_width=max(len(r.id) for r in runs)), "created", "status", "time",
+                  "tokens", "cites", "question")
     for r in runs:
         verified = sum(1 for c in r.citations if c.get("verified"))
         table.add_row(
@@ -120,7 +123,7 @@ def _export_report(store: TraceStore, run: RunRecord, fmt: str, out_file: Path |
     if out_file is None:
         sys.stdout.write(data.decode("utf-8"))
         return
-    write_atomic(out_file, data)
+    write_output(out_file, data)
     err.print(f"wrote {out_file}", markup=False, highlight=False)
 
 
@@ -157,13 +160,8 @@ def export(
         runs = trace_export.collect(store, ids)
     except RunNotFound as exc:
         raise fail(str(exc)) from None
-    # Written beside the target, then moved over it: a failed export leaves no half-written file.
-    partial = path.with_name(f".{path.name}.partial")
-    try:
-        n = getattr(trace_export, EXPORT_WRITERS[suffix])(runs, partial)
-        partial.replace(path)
-    finally:
-        partial.unlink(missing_ok=True)
+    writer = getattr(trace_export, EXPORT_WRITERS[suffix])
+    n = write_output(path, lambda fh: writer(runs, fh))  # a failed export leaves no half-written file
     out.print(f"exported {n} run(s) to {path}", markup=False, highlight=False)
 
 
@@ -171,20 +169,27 @@ def export(
 def repair(
     force: bool = typer.Option(False, "--force", help="move the trace store aside even if it passes the check"),
 ) -> None:
-    """Check the trace store; if it is damaged, move it aside (kept for recovery) so a new one starts."""
-    from deepresearch.agent.trace.health import full_check, move_aside
+    """Check every store of the data dir (runs, checkpoints, search cache, indexes, memory); move a damaged
+    one aside (kept for recovery) so that a new one starts."""
+    from ..data_stores import data_stores
 
-    path = get_settings().paths.traces_db
-    if not path.exists():
-        out.print(f"no trace store at {path}; nothing to repair", markup=False)
-        return
-    problem = full_check(path)
-    if problem is None and not force:
-        out.print(f"trace store {path} passes SQLite's integrity check; nothing to do", markup=False)
-        return
-    moved = move_aside(path)
-    out.print(f"moved the trace store to {moved} ({problem or 'forced'}); the next command starts a new one. "
-              f"Salvage its runs with: sqlite3 {moved} .recover | sqlite3 recovered.db", markup=False, highlight=False)
+    for store in data_stores(get_settings()):
+        if store.folder is not None and not store.folder.exists():
+            continue  # moved aside with its folder's other store
+        if not store.path.exists():
+            out.print(f"no {store.what} at {store.path}; nothing to repair", markup=False, highlight=False)
+            continue
+        problem = store.problem()
+        forced = force and store.what == "trace store"
+        if problem is None and not forced:
+            out.print(f"{store.what} {store.path} passes SQLite's integrity check; nothing to do", markup=False,
+                      highlight=False)
+            continue
+        moved = store.move_aside()
+        damaged_file = moved if store.folder is None else moved / store.path.relative_to(store.folder)
+        salvage = f"sqlite3 {damaged_file} .recover | sqlite3 recovered.db"
+        out.print(f"moved the {store.what} to {moved} ({problem or 'forced'}); {store.after}. "
+                  f"Salvage it with: {salvage}", markup=False, highlight=False)
 
 
 @runs_app.command("feedback")

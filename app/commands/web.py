@@ -9,7 +9,11 @@ import typer
 from ..console import fail, out
 from ..settings import get_settings
 
-web_app = typer.Typer(help="The local web: an index served as a website on 127.0.0.1.", no_args_is_help=True)
+web_app = typer.Typer(help="The local web: an index served as a website on 127.0.0.1.", no_args_is_help=True,
+                      epilog="""Examples:
+  deepresearch web serve                        (the default index at http://127.0.0.1:8765)
+  deepresearch web serve --index mine --port 0  (any free port; the URL is printed)
+Search it from ask: DEEPRESEARCH_TOOLS__SEARCH__SEARXNG_URL=http://127.0.0.1:8765 deepresearch ask QUESTION""")
 
 
 @web_app.command("serve")

@@ -10,6 +10,7 @@ plan edited in the TUI is refused or applied exactly as one posted to POST /runs
 from __future__ import annotations
 
 import asyncio
+import traceback
 import uuid
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
@@ -26,7 +27,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import DataTable, Footer, Header, Input, Markdown, RichLog
-from textual.worker import Worker
+from textual.worker import Worker, WorkerFailed
 
 from ..report_view import report_view, view_of_run
 from ..service.runs import AssignedStore, LiveRun
@@ -80,6 +81,12 @@ class ResearchApp(App[None]):
         self.live: LiveRun | None = None  # the run in progress, if any
         self._research_worker: Worker[None] | None = None
         self.review_plans = False
+        # What stopped the app, if anything did: the error and the run it stopped or that had just failed on it
+        # (the exit cancels a run in progress: interrupted, resumable). commands/tui.py says so.
+        self.crash: BaseException | None = None
+        self.crash_run: str | None = None
+        self.crash_details: str = ""
+        self._failed_run: str | None = None  # the run whose research() just raised, until its worker ends
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -107,6 +114,18 @@ class ResearchApp(App[None]):
         self._show_review_mode()
         self.refresh_runs()
         await self.query_one("#report", Markdown).update("Ready. Type a question above and press Enter.")
+
+    def _handle_exception(self, error: Exception) -> None:
+        """Any unhandled error ends the app (Textual's way); instead of Textual's full-screen traceback the
+        command prints one line naming the error and the run it stopped (app/commands/tui.py)."""
+        if isinstance(error, WorkerFailed):  # a worker's error, wrapped by Textual
+            error = error.error
+        if self.crash is None:
+            self.crash = error
+            self.crash_run = self.live.run_id if self.live is not None else self._failed_run
+            self.crash_details = "".join(traceback.format_exception(error))
+        super()._handle_exception(error)
+        self._exit_renderables.clear()
 
     async def on_unmount(self) -> None:
         if self._runtime_cm is not None:
@@ -190,22 +209,22 @@ class ResearchApp(App[None]):
                                                               settings=agent),
                                     answering_policy(rt.settings), options)
         except asyncio.CancelledError:
-            # The checkpoint stays: `deepresearch ask --resume ID` continues the run from its last step.
-            store.set_status(live.run_id, "interrupted")
+            # research() left the run "interrupted" and its checkpoint: `deepresearch ask --resume ID` continues it.
             if isinstance(self.screen, PlanReview):
                 self.pop_screen()
             self.log_line(f"[yellow]cancelled run {live.run_id}[/yellow]; continue it with "
                           f"deepresearch ask --resume {live.run_id}")
             report.update(f"# {question}\n\n_cancelled_")  # not awaited: this task is being cancelled
             raise
-        except Exception as exc:  # one failed run must not take the app down with it
-            store.set_status(live.run_id, "error")
+        except Exception as exc:  # one failed run must not take the app down with it (research() ended it)
+            self._failed_run = live.run_id  # named if what failed it (a damaged store) stops the app next
             self.log_line(f"[red]run {live.run_id} failed: {escape(f'{type(exc).__name__}: {exc}')}[/red]")
             return
         finally:
             store.close()
             self.live = None
             self.refresh_runs()
+            self._failed_run = None
         view = report_view(run_id=result.run_id, question=question, status=result.status, answer=result.answer,
                            report=result.report, citations=result.citations)
         await report.update(report_markdown(view))

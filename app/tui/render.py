@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 from deepresearch.agent.graph.events import (
+    ActionNoted,
     ActionStarted,
     BridgeChosen,
     CitationsChecked,
@@ -36,6 +37,8 @@ def describe(event: RunEvent) -> str | None:
             return _plan_line([step], replan=True)
         case ActionStarted(step=sid, tool=tool, input=value):
             return f"  step {sid}: {tool}({escape(repr(value[:60]))})"
+        case ActionNoted(step=sid, tool=tool, note=note):
+            return f"  [yellow]step {sid}: {tool} {escape(note)}[/yellow]"
         case FindingMade(finding=finding):
             return f"  [green]evidence[/green] from {escape(finding['title'] or finding['source'])}"
         case Stopped(detail=detail):

@@ -21,7 +21,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static, TextArea
 
-from ..report_export import ExportInputError, check_out, choose_format, render_report, write_atomic
+from ..file_output import write_output
+from ..report_export import ExportInputError, check_out, choose_format, render_report
 from ..report_view import view_of_run
 from ..service.runs import PlanDecision, RunProblem
 from .render import plan_decision, plan_text
@@ -125,7 +126,7 @@ class SaveReport(ModalScreen[str | None]):
 
 async def save_report(store: TraceStore, run_id: str, path: Path, browser: BrowserSettings) -> str:
     """Write run `run_id`'s report to `path` with the export code `ask --out` uses; one-line ValueError
-    for anything that stops it (nothing is written then: write_atomic moves a whole file into place)."""
+    for anything that stops it (nothing is written then: write_output moves a whole file into place)."""
     from ..report_pdf import PdfError
 
     run = store.get_run(run_id)
@@ -144,7 +145,7 @@ async def save_report(store: TraceStore, run_id: str, path: Path, browser: Brows
         except PdfError as exc:
             raise ValueError(str(exc)) from None
     try:
-        write_atomic(path, data)
+        write_output(path, data)
     except OSError as exc:
         raise ValueError(f"cannot write {path}: {exc.strerror or exc}") from None
     return f"saved the {fmt} report of run {run.id} to {path}"

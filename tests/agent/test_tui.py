@@ -109,3 +109,35 @@ async def test_rating_with_nothing_shown_is_refused(tmp_path, store):
         await pilot.press("ctrl+g")
         await pilot.pause()
         assert "no run selected to rate" in log_text(app)
+
+
+async def test_an_error_while_a_run_goes_stops_the_app_naming_the_error_and_the_run(tmp_path, store, capsys):
+    from deepresearch.app.commands.tui import crashed
+
+    app = make_app(tmp_path, store, model=ScriptedModel(default_script(), delay_s=60))  # the run stays busy
+
+    def broken() -> None:
+        raise RuntimeError("a bug in a key binding")
+
+    app.action_focus_question = broken
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await ask(app, pilot)
+            for _ in range(200):
+                if app.live is not None and store.list_runs():
+                    break
+                await pilot.pause(0.05)
+            run_id = app.live.run_id
+            await pilot.press("ctrl+n")
+            await pilot.pause()
+    except RuntimeError:
+        pass  # run_test re-raises what stopped the app
+    assert isinstance(app.crash, RuntimeError) and app.crash_run == run_id
+    assert store.get_run(run_id).status == "interrupted"  # the exit cancelled it: resumable
+    capsys.readouterr()
+    assert crashed(app, tmp_path, store.path).exit_code == 1
+    log = tmp_path / "tui-error.log"
+    assert capsys.readouterr().err.split() == (
+        f"error: the TUI stopped: RuntimeError: a bug in a key binding (traceback in {log}); run {run_id} is "
+        f"interrupted: continue it with deepresearch ask --resume {run_id}").split()
+    assert "Traceback" in log.read_text() and "a bug in a key binding" in log.read_text()

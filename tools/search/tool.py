@@ -90,6 +90,16 @@ class SearchTool(Tool[SearchInput, SearchOutput]):
         return [Surfaced(url=h["url"], title=h.get("title", ""), doc_id=h.get("doc_id"))
                 for h in output.get("hits", []) if h.get("url")]
 
+    def caveat(self, output: dict[str, Any]) -> str | None:
+        """Which backends failed before the one that answered (by kind: the messages are in the trace)."""
+        failed = [f"{a['backend']} ({a.get('error_kind') or a['status']})" for a in output.get("attempts", [])
+                  if a.get("status") in ("error", "skipped")]
+        if not failed:
+            return None
+        answered = output.get("backend")
+        by = "the local index" if answered == "local" else answered
+        return f"backend{'s' if len(failed) > 1 else ''} {', '.join(failed)} failed; answered by {by}"
+
     async def run(self, args: SearchInput) -> SearchOutput:
         if not self.chain.backends:
             raise ToolFailure(

@@ -17,7 +17,7 @@ from langgraph.runtime import Runtime
 
 from ..budget import call_record, call_signature, recorded_signature
 from ..context import MalformedOutput, ResearchContext
-from ..events import ActionStarted, FindingMade, RepeatSkipped, StepFailed
+from ..events import ActionNoted, ActionStarted, FindingMade, RepeatSkipped, StepFailed
 from ..schemas import ExecutorAction, FindingOut, action_schema, finding_schema
 from ..state import ExecutorTask, Finding, PlanStep, SourceRead, ToolCallRecord, Usage
 
@@ -25,6 +25,13 @@ SOURCES_PER_CALL = 4  # sources read (fetched in full) after each search: the an
 EXTRACTED_PER_CALL = 2  # of those, the ones the extractor turns into findings (one LLM call each)
 QUOTE_OPTIONS = 8  # sentences of a source offered as quotes
 OPEN = "open"  # the tool that reads a surfaced source in full
+
+
+def action_note(tool: Tool | None, outcome: ToolOutcome) -> str | None:
+    """What progress shows about a call beyond its start: why it failed, or the tool's caveat."""
+    if not outcome.ok:
+        return f"failed: {' '.join(str(outcome.error).split())[:200]}"
+    return tool.caveat(outcome.output or {}) if tool is not None else None
 
 
 def observation(tool: Tool | None, name: str, value: str, outcome: ToolOutcome) -> str:
@@ -91,6 +98,8 @@ class StepRun:
         # An unknown tool (a server that ignored the grammar) gets its input as is: the toolbox refuses it.
         args = tool.args_from(value) if tool is not None else {"input": value}
         outcome = await self.ctx.use_tool(name, args, step=f"step-{self.step['id']}")
+        if note := action_note(tool, outcome):
+            self.ctx.record(ActionNoted(step=self.step["id"], tool=name, note=note))
         self.usage["tool_calls"] += 1
         self.calls.append(call_record(self.step["id"], name, value, outcome.ok))
         self.observations.append(observation(tool, name, value, outcome))

@@ -174,6 +174,8 @@ class BatchingEngine:
         if self.prefixes is not None and any(c.blocked_by_adapter is not None for c in ready):
             self.prefixes.clear()  # an adapter (re)loaded or unloaded: its prefixes' keys/values are stale
         for command in ready:
+            if not command.future.set_running_or_notify_cancel():
+                continue  # its caller gave up (Ctrl-C cancels the run's awaits): nothing to run or answer
             try:
                 command.future.set_result(command.run())
             except Exception as exc:
