@@ -38,6 +38,7 @@ class TraceFacts(NamedTuple):
     leaked: bool  # an LLM output copied a few-shot example
     answer_options: list[str] | None  # what the writer could answer (None: no writer call recorded)
     candidates: list[str] | None  # the re-ranker's candidates, best first (None: it failed)
+    confidence: float | None  # the writer's confidence in its best answer (None: not recorded)
 
 
 def evidence_from_trace(store: TraceStore, run_id: str, tools: EvalTools) -> TraceFacts:
@@ -48,12 +49,16 @@ def evidence_from_trace(store: TraceStore, run_id: str, tools: EvalTools) -> Tra
     leaked = False
     options: list[str] | None = None
     candidates: list[str] | None = None
+    confidence: float | None = None
     scored = False  # fewer than two candidates (or a yes/no, A-or-B question) are not re-ranked
     for event in store.events(run_id):
         if event.kind == "citation_check":
             check = event_of(event.kind, event.payload)
             if isinstance(check, CitationsChecked) and check.answer_options is not None:
                 options = check.answer_options
+            if isinstance(check, CitationsChecked) and check.judgement is not None:
+                value = check.judgement.get("confidence")
+                confidence = float(value) if isinstance(value, int | float) else None
             continue
         if event.kind == "answer_scores":
             ranking = event_of(event.kind, event.payload)
@@ -80,7 +85,8 @@ def evidence_from_trace(store: TraceStore, run_id: str, tools: EvalTools) -> Tra
                 texts.append(hit.text)
             if hit.doc_id:
                 doc_ids.setdefault(hit.doc_id, None)
-    return TraceFacts(texts, list(doc_ids), completion_tokens, leaked, options, candidates if scored else options)
+    return TraceFacts(texts, list(doc_ids), completion_tokens, leaked, options, candidates if scored else options,
+                      confidence)
 
 
 async def run_graph(question: EvalQuestion, ctx: SystemContext) -> SystemOutput:
@@ -116,5 +122,5 @@ async def run_graph(question: EvalQuestion, ctx: SystemContext) -> SystemOutput:
         wall_s=float(usage.get("wall_s") or (time.perf_counter() - started)), stop_reason=status,
         error=None if status != "error" else f"graph ended with status '{result.status}': {result.stop_detail}",
         run_id=result.run_id, leaked=trace.leaked, answer_options=trace.answer_options,
-        answer_candidates=trace.candidates,
+        answer_candidates=trace.candidates, confidence=trace.confidence,
     )
