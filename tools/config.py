@@ -121,6 +121,10 @@ class SandboxSettings(_Strict):
 class MemorySettings(_Strict):
     collection: str = "memory"
     k: int = Field(5, ge=1, le=50)
+    # Chosen on 150 pool *train* questions (MiniLM cosine, question vs a note kept for it or for another): at 0.4
+    # every note of the same question stays and 0.3 % of the others' (the 99th percentile of those is 0.31).
+    min_similarity: float = Field(0.4, ge=-1.0, le=1.0, description="recall keeps only memories at least this "
+                                  "similar to the question (cosine)")
     search_indexes: bool = Field(True, description="recall also searches local indexes (user files)")
     recall_indexes: list[str] = Field(default_factory=list, description="indexes recall searches; empty = all")
     max_text_chars: int = Field(4_000, ge=10)

@@ -30,7 +30,7 @@ from .likelihood import (
     TEMPLATE_VERSION,
 )
 from .options import BRIDGE_OPTIONS, AnswerOptions, answer_options, bridge_options
-from .relevance import Relevance, RelevanceReader
+from .relevance import Relevance, RelevanceReader, texts_about
 from .text import best_sentences, locate, normalise, quote_supported, split_sentences
 from .units import Unit, read_units
 
@@ -39,4 +39,5 @@ __all__ = [
     "NOT_FOUND", "TEMPLATE", "TEMPLATE_VERSION", "YES_NO", "AnswerOptions", "Candidate", "EvidenceSentence",
     "answer_choices", "answer_options", "best_sentences", "bridge_options", "locate", "normalise", "quote_supported",
     "split_sentences", "read_units", "Unit", "ABOUT", "answer_confidence", "Relevance", "RelevanceReader",
+    "texts_about",
 ]

@@ -80,6 +80,13 @@ def _names(sent: EvidenceSentence) -> set[str]:
     return found - {""}
 
 
+def texts_about(question: str, texts: Sequence[str], least: float) -> list[str]:
+    """The texts (recalled notes, say) that cover at least `least` of the question, one of its names among it."""
+    units = [EvidenceSentence(t, i) for i, t in enumerate(texts)]
+    words = question_words(question, units)
+    return [u.text for u in units if coverage(words, unit_stems(u)).score >= least]
+
+
 class RelevanceReader:
     """The evidence of one question made ready for `of(unit)`: each unit's words and names read once."""
 

@@ -199,13 +199,17 @@ def feedback(
     comment: str | None = typer.Option(None, "--comment", help="what was right or wrong"),
 ) -> None:
     """Rate a run from -1 (bad) to 1 (good); `deepresearch train --from-runs` learns from ratings."""
+    from ..feedback import record_feedback
+
     store = _store()
     try:
         run = store.get_run(run_id)
-        store.add_feedback(run.id, score, comment)
+        forgotten = record_feedback(store, get_settings().tools, run.id, score, comment)
     except RunNotFound as exc:
         raise fail(str(exc)) from None
     out.print(f"feedback recorded for run {run.id}; `deepresearch train --from-runs` will use it")
+    if forgotten:
+        out.print(f"forgot the {forgotten} finding(s) this run had put into memory")
 
 
 def register(app: typer.Typer) -> None:

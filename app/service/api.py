@@ -29,6 +29,7 @@ from pydantic import BaseModel, Field
 
 from deepresearch import __version__
 
+from ..feedback import record_feedback
 from ..report_view import ReportView, view_of_run
 from ..settings import Settings
 from .events import RunFinished, encode, stored_events
@@ -196,7 +197,7 @@ def create_app(settings: Settings, *, token: str | None = None, max_concurrent: 
             raise RunProblem(409, f"run {live.run_id if live else ''} has not started yet; rate it when it ends")
         store = manager.store()
         try:
-            store.add_feedback(record.id, body.score, body.comment)
+            record_feedback(store, manager.settings.tools, record.id, body.score, body.comment)
             record = store.get_run(record.id)
         finally:
             store.close()

@@ -280,6 +280,8 @@ class ResearchApp(App[None]):
         if self.live is not None and self.live.run_id == self.current_run:
             self.log_line("[yellow]this run is still going: rate it when its report is in[/yellow]")
             return
-        self.runtime.store.add_feedback(self.current_run, float(score))
+        from ..feedback import record_feedback
+
+        record_feedback(self.runtime.store, self.runtime.settings.tools, self.current_run, float(score))
         self.log_line(f"rated run {self.current_run} {score:+d}: it will count as reward in training")
         self.refresh_runs()

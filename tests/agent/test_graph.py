@@ -286,13 +286,14 @@ async def test_recalled_memories_and_documents_reach_the_planner(toolbox, store)
             return RecallOutput(query=args.query, memories=[
                 Memory(id="m1", text="Ada Lovelace was born in 1815.", source="local://x/d1", created_at=0.0)],
                 documents=[RecalledDocument(title="notes", url="file:///n", doc_id="n", index="mine",
-                                            snippet="My notes on Ada.", rank=0)])
+                                            snippet="My notes on Ada Lovelace.", rank=0)])
 
     toolbox.tools["recall"] = FakeRecall()
     model = ScriptedModel(default_script(("Ada Lovelace born",)))
     await run(model, toolbox, store)
     planner = [req for role, req in model.requests if role == "planner"][0]
-    assert "- Ada Lovelace was born in 1815." in user_text(planner) and "- My notes on Ada." in user_text(planner)
+    assert "- Ada Lovelace was born in 1815." in user_text(planner)
+    assert "- My notes on Ada Lovelace." in user_text(planner)
 
 
 async def test_same_question_and_seed_draw_the_same_seed_for_every_call(toolbox, store):

@@ -53,15 +53,16 @@ class MemoryStore:
             raise RuntimeError("this memory store was opened without an embedder (list/show/forget only)")
         return self.embedder.embed([text])
 
-    def remember(self, text: str, source: str) -> tuple[str, bool]:
-        """Store a finding; (id, False) if the same text from the same source is already stored."""
+    def remember(self, text: str, source: str, run_id: str = "") -> tuple[str, bool]:
+        """Store a finding (`run_id`: the run that found it, so a rating can take it back); (id, False) if the same
+        text from the same source is already stored."""
         memory_id = self.memory_id(text, source)
         with self._lock:
             if self._collection.get(ids=[memory_id], include=[])["ids"]:
                 return memory_id, False
             self._collection.add(
                 ids=[memory_id], embeddings=self._embed(text), documents=[text],
-                metadatas=[{"source": source, "created_at": time.time()}],
+                metadatas=[{"source": source, "created_at": time.time(), "run_id": run_id}],
             )
         return memory_id, True
 
@@ -124,6 +125,14 @@ class MemoryStore:
             with self._lock:
                 self._collection.delete(ids=ids)
         return ids
+
+    def forget_run(self, run_id: str) -> int:
+        """Delete what one run remembered (a run rated as wrong must not come back as a note); returns how many."""
+        with self._lock:
+            ids = self._collection.get(where={"run_id": run_id}, include=[])["ids"] if run_id else []
+            if ids:
+                self._collection.delete(ids=ids)
+        return len(ids)
 
     def clear(self) -> int:
         """Delete every memory; returns how many there were."""

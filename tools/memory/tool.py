@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field
 class RememberInput(BaseModel):
     text: str = Field(min_length=1, max_length=20_000, description="the finding to keep for later runs")
     source: str = Field("", max_length=2_000, description="where it came from (URL or document id)")
+    run_id: str = Field("", max_length=64, description="the run that found it (filled in by the graph)")
 
 
 class RememberOutput(BaseModel):
@@ -58,7 +59,8 @@ class RememberTool(Tool[RememberInput, RememberOutput]):
         if len(args.text) > self.settings.max_text_chars:
             raise ToolFailure("too_long", f"a memory holds at most {self.settings.max_text_chars} characters")
         store = await asyncio.to_thread(self._store)
-        memory_id, stored = await asyncio.to_thread(store.remember, args.text.strip(), args.source.strip())
+        memory_id, stored = await asyncio.to_thread(store.remember, args.text.strip(), args.source.strip(),
+                                                    args.run_id)
         return RememberOutput(id=memory_id, stored=stored, memories=store.count())
 
 
@@ -96,5 +98,6 @@ class RecallTool(Tool[RecallInput, RecallOutput]):
     async def run(self, args: RecallInput) -> RecallOutput:
         store = await asyncio.to_thread(self._store)
         memories = await asyncio.to_thread(store.recall, args.query, self.settings.k)
+        memories = [m for m in memories if m.score is not None and m.score >= self.settings.min_similarity]
         documents = await asyncio.to_thread(self._documents, args.query)
         return RecallOutput(query=args.query, memories=memories, documents=documents)

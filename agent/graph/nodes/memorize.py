@@ -1,8 +1,9 @@
 """After the report: verified findings go to long-term memory, so later runs can recall them.
 
-Only from a run that finished and whose direct answer is backed by a verified citation: a run
-stopped early by a budget or loop limit, or an answer no checked quote supports ("not found", a
-guess), must not come back as a "note from earlier research" in the next run.
+Only from a run that finished and whose direct answer is backed by a verified citation, and only its verified
+citations: "verified" includes being about the question (agent/reader/relevance.py), so a run stopped early, an
+answer no checked quote supports ("not found", a guess held back) and a quote about something else never come back
+as a "note from earlier research". Each note carries its run's id: rating the run as wrong forgets it.
 """
 
 from __future__ import annotations
@@ -31,5 +32,6 @@ async def memorize(state: ResearchState, runtime: Runtime[ResearchContext]) -> d
     for c in state.get("citations", []):
         if c["verified"]:
             text = f"{c['claim']} — \"{c['quote']}\" (question: {state['question']})"
-            await ctx.use_tool("remember", {"text": text, "source": c["source"]}, step="memorize")
+            await ctx.use_tool("remember", {"text": text, "source": c["source"], "run_id": ctx.run_id},
+                               step="memorize")
     return {}

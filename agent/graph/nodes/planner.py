@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 from deepresearch.agent.prompts import load_prompt
+from deepresearch.agent.reader import ABOUT, texts_about
 from deepresearch.tools.untrusted import fence_untrusted
 from langgraph.runtime import Runtime
 from langgraph.types import Command
@@ -28,7 +30,27 @@ async def recall_memory(ctx: ResearchContext, question: str) -> list[str]:
         outcome = await ctx.use_tool(name, tool.args_from(question), step="planner")
         if outcome.ok and outcome.output:
             notes += tool.notes(outcome.output)
-    return [n[:NOTE_CHARS] for n in notes if n][:MEMORY_NOTES]
+    return [n[:NOTE_CHARS] for n in notes if n]
+
+
+def about_the_question(question: str, notes: list[str]) -> list[str]:
+    """The recalled notes that are about this question (relevance.py): a note recalled for sounding alike but
+    about something else (another run's cheese cooperative for a question on a playwright) stays out."""
+    return texts_about(question, notes, ABOUT)
+
+
+def copied_from_notes(query: str, question: str, notes: list[str]) -> bool:
+    """A planned query or URL taken from a recalled note rather than from the question: a note is context for
+    planning, never a search to run or a page to open (the 135M model copies what it is shown)."""
+    text = " ".join(query.split()).lower()
+    if any(text and text in " ".join(n.split()).lower() for n in notes) and text not in question.lower():
+        return True
+    own = _words(query) - _words(question)
+    return bool(own) and any(len(own & _words(n)) >= max(2, (2 * len(own) + 2) // 3) for n in notes)
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in re.findall(r"\w+", text.lower()) if len(w) > 3}
 
 
 def fallback_plan(question: str, first_id: int) -> list[PlanStep]:
@@ -51,9 +73,10 @@ async def planner(state: ResearchState, runtime: Runtime[ResearchContext]) -> Co
     old_steps = state.get("plan") or []
     replanning = bool(old_steps)
     update: dict = {}
-    memory = state.get("memory")
+    memory, recalled = state.get("memory"), []
     if memory is None:
-        memory = await recall_memory(ctx, question)
+        recalled = await recall_memory(ctx, question)
+        memory = about_the_question(question, recalled)[:MEMORY_NOTES]
         update["memory"] = memory
     tools = ctx.toolbox.plannable() or ["search"]
     feedback = replan_feedback(old_steps) if replanning else ""
@@ -74,7 +97,7 @@ async def planner(state: ResearchState, runtime: Runtime[ResearchContext]) -> Co
         planned = []
         for s in plan.steps:
             key = " ".join(s.query.split()).lower()
-            if key not in seen:
+            if key not in seen and not copied_from_notes(s.query, question, recalled or memory):
                 seen.add(key)
                 planned.append(s)
         steps = [
