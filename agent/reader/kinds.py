@@ -33,7 +33,7 @@ _MEASURES = (r"torque|pressure|weight|mass|temperature|voltage|current|power|wat
 _MEASURE_Q = re.compile(rf"\b(what|which)\s+(?:(?:is|was|are|were)\s+)?(?:the\s+)?(?:[a-z][\w'’\-]*\s+){{0,3}}?"
                         rf"(?:{_MEASURES})s?(?=\s+(?:of|for|does|do|did|is|was|are|were|should|must|can|will|at|on|"
                         rf"in|when|with|to|per|from|than)\b|\s*[?,]|\s*$)|\bhow (heavy|wide|deep|high|fast|hot|cold|"
-                        rf"expensive)\b", re.IGNORECASE)
+                        rf"expensive)\b|\bhow long\b(?! ago)", re.IGNORECASE)
 _CODE_Q = re.compile(r"\b((part|serial|frame|model|order|reference|registration|id|version|item|product) "
                      r"(number|no\.?|code)|sku|(mac|ip|i2c|hex|memory|bus|network|wi-?fi) address|identifier|"
                      r"firmware version|licen[cs]e plate)\b", re.IGNORECASE)
@@ -89,8 +89,11 @@ def _without_titles(question: str) -> str:
     return f"{head} {rest}"
 
 
-def fits(span: Span, kind: AnswerKind, place: bool = False) -> bool:
-    """A span of the kind asked for (`place`: a "where" question, which a place phrase answers too)."""
+def fits(span: Span, kind: AnswerKind, place: bool = False, measure: bool = False) -> bool:
+    """A span of the kind asked for (`place`: a "where" question, which a place phrase answers too; `measure`: a
+    quantity, which only a number with its unit or currency answers)."""
+    if kind == "number" and measure:
+        return span.kind == "number" and _UNIT_OR_CURRENCY.search(span.text) is not None
     if kind in ("date", "number", "code"):
         return span.kind == kind
     return (span.kind == "name" and not span.text[:1].isdigit()) or (place and span.kind == "place")

@@ -9,15 +9,19 @@ natural edge ("Rui Castro (cover)" holds "Rui Castro", "€38.00" is the price).
 
 from __future__ import annotations
 
+import re
+
 from .evidence import EvidenceSentence
-from .spans import Span, spans_of
+from .spans import STOP_WORDS, Span, spans_of
 from .words import content_words, stem
 
 _CELL_WORDS = 6
 
 
 def _whole_cell(cell: str, start: int) -> list[Span]:
-    """The cell itself as a span of the kind its shape says (a date, a number, a code or a name), if short."""
+    """The cell itself as a span of the kind its shape says (a date, a number, a code or a name), if short; a
+    parenthetical remark is not part of it ("Rui Castro (cover)" → "Rui Castro")."""
+    cell = cell.split(" (")[0].strip()
     if not cell or len(cell.split()) > _CELL_WORDS or cell in ("-", "–", "—"):
         return []
     inner = spans_of(cell)
@@ -35,14 +39,21 @@ def labelled_spans(sent: EvidenceSentence, lists: bool = False) -> list[tuple[Sp
         out: list[tuple[Span, str]] = []
         for col, (cell, start) in enumerate(_cells_with_offsets(sent.text)):
             label = sent.header[col] if col < len(sent.header) else ""
-            out += [(Span(s.text, s.kind, start + s.start), label) for s in spans_of(cell, lists)]
+            out += [(Span(s.text, s.kind, start + s.start), label) for s in _outside_dates(spans_of(cell, lists))]
             out += [(s, label) for s in _whole_cell(cell, start)]
-        return list(dict.fromkeys(out))  # a cell's own span and its whole-cell span are often the same
-    spans = spans_of(sent.text, lists)
+        return list(dict.fromkeys(out))  # a cell's own span and its whole-cell span often coincide
+    spans = _outside_dates(spans_of(sent.text, lists))
     if sent.kind == "field" and sent.key:
         colon = sent.text.find(":")
         return [(s, sent.key if s.start > colon else "") for s in spans]
     return [(s, "") for s in spans]
+
+
+def _outside_dates(spans: list[Span]) -> list[Span]:
+    """Spans of other kinds that stand inside a date ("12" and "08" of "12/08/2024") are no answers of their own."""
+    dates = [(s.start, s.start + len(s.text)) for s in spans if s.kind == "date"]
+    return [s for s in spans if s.kind == "date"
+            or not any(a <= s.start and s.start + len(s.text) <= b for a, b in dates)]
 
 
 def _cells_with_offsets(row: str) -> list[tuple[str, int]]:
@@ -58,11 +69,34 @@ def _cells_with_offsets(row: str) -> list[tuple[str, int]]:
     return out
 
 
-def label_match(label: str, relation: set[str]) -> float:
-    """How much of a span's label the question asks about: the share of the label's words among the question's
-    relation words ("Links" for "how many links", "Focal length" for "what is the focal length")."""
+_WH = re.compile(r"\b(what|which|whose|who|whom|how many|how much|how long|when|where)\b", re.IGNORECASE)
+_SKIP = frozenset({"is", "was", "are", "were", "the", "a", "an", "do", "does", "did", "should", "can", "could", "will",
+                   "would", "must", "has", "have", "had", "many", "much"})
+# Words that say what kind of value is asked, not which one: a column named "Date" holds every row's date.
+_KIND_WORDS = frozenset({"date", "dates", "day", "year", "years", "time", "number", "name", "place", "person", "one"})
+
+
+def asked_words(question: str) -> set[str]:
+    """The stems of what the question asks for: up to four words after its question word, past auxiliaries and
+    articles, until a preposition or another function word ("how many links does …" → link; "what is the focal
+    length of …" → focal, length; "who leads the …" → lead; "what I2C address does …" → i2c, addre)."""
+    m = _WH.search(question)
+    words: list[str] = []
+    for raw in question[m.end():].split() if m else []:
+        word = re.sub(r"[^\w\-]", "", raw.lower())
+        if not word or (word in _SKIP and not words):
+            continue
+        if word in STOP_WORDS or word in _SKIP or len(words) == 4:
+            break
+        words.append(word)
+    return {stem(w) for w in content_words(" ".join(words).replace("-", " ")) if w not in _KIND_WORDS}
+
+
+def label_match(label: str, asked: set[str]) -> float:
+    """How much of a span's label the question asks for: the share of the label's words among the asked words
+    ("Links" for "how many links", "Focal length" for "what is the focal length", "Lead" for "who leads")."""
     words = {stem(w) for w in content_words(label.replace("_", " "))}
-    return len(words & relation) / len(words) if words else 0.0
+    return len(words & asked) / len(words) if words else 0.0
 
 
 def context_stems(sent: EvidenceSentence) -> set[str]:

@@ -1,0 +1,74 @@
+"""When a unit was written, and whether it corrects an earlier one: so that a later note wins over a stale one.
+
+A person's notes change their facts: the fee agreed in March is replaced in May, a log line corrects the pressure a
+handbook gives, a firmware update lowers a threshold. A unit's date is the date of its record, not a date it talks
+about: the stamp a log line or a table row opens with, else the date in its heading ("Members' meeting 2 May 2024"),
+else a full date in its source's title or address ("2024-05-02_members-meeting.md", "updated 24/09/2024"). Bare
+years are not dates here (a Wikipedia title such as "2010 FIFA World Cup" dates nothing it says).
+"""
+
+from __future__ import annotations
+
+import re
+
+from .evidence import EvidenceSentence
+
+_MONTH = {m: i for i, m in enumerate(
+    ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"], 1)}
+_MONTHS = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+_ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+_NUMERIC = re.compile(r"\b(\d{1,2})[/.](\d{1,2})[/.](\d{4})\b")
+_DAY_MONTH = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+({_MONTHS})\s+(\d{{4}})\b", re.IGNORECASE)
+_MONTH_DAY = re.compile(rf"\b({_MONTHS})\s+(\d{{1,2}}),?\s+(\d{{4}})\b", re.IGNORECASE)
+_MONTH_YEAR = re.compile(r"\b(\d{1,2})/(\d{4})\b")
+# Words with which a note says it replaces what was said before.
+CORRECTS = re.compile(r"\b(correction|corrected|corrects|replaced|replaces|instead of|no longer|not \d[\d.,]*\s*\w*"
+                      r"|from now on|now (?:is|are|closes|opens|set)|changed to|updated to|lowered to|raised to|"
+                      r"moved to|superseded|revised|new dates?|current value|is therefore)\b", re.IGNORECASE)
+
+Date = tuple[int, int, int]
+
+
+def first_date(text: str, *, month_year: bool = False) -> Date | None:
+    """The first full date written in `text` as (year, month, day); `month_year`: "03/2024" counts (day 1)."""
+    found: list[tuple[int, Date]] = []
+    if m := _ISO.search(text):
+        found.append((m.start(), (int(m.group(1)), int(m.group(2)), int(m.group(3)))))
+    if m := _NUMERIC.search(text):
+        a, b, year = int(m.group(1)), int(m.group(2)), int(m.group(3))
+        day, month = (a, b) if b <= 12 else (b, a)  # day first unless that cannot be
+        found.append((m.start(), (year, month, day)))
+    if m := _DAY_MONTH.search(text):
+        found.append((m.start(), (int(m.group(3)), _MONTH[m.group(2)[:3].lower()], int(m.group(1)))))
+    if m := _MONTH_DAY.search(text):
+        found.append((m.start(), (int(m.group(3)), _MONTH[m.group(1)[:3].lower()], int(m.group(2)))))
+    if month_year and (m := _MONTH_YEAR.search(text)):
+        found.append((m.start(), (int(m.group(2)), int(m.group(1)), 1)))
+    valid = [(pos, d) for pos, d in found if 1 <= d[1] <= 12 and 1 <= d[2] <= 31]
+    return min(valid)[1] if valid else None
+
+
+def written_on(sent: EvidenceSentence) -> Date | None:
+    """When the unit was written: its own stamp, its heading's date, or its source's."""
+    opening = sent.text.lstrip("|- *")[:24]
+    return (first_date(opening) or first_date(sent.heading) or first_date(sent.title, month_year=True)
+            or first_date(sent.url.replace("_", " ").replace("/", " ")))
+
+
+def corrects(text: str) -> bool:
+    return CORRECTS.search(text) is not None
+
+
+_STALE_BEFORE = re.compile(r"\b(not|instead of|no longer|rather than|formerly|previously|was|from)\s+(?:\w+\s+)?$",
+                           re.IGNORECASE)
+_STALE_AFTER = re.compile(r"^\s*(?:->|→|=>|⟶)")
+
+
+def stale_value(unit: str, start: int, end: int, correcting: bool) -> bool:
+    """The span is the value a change replaced: "max is 8 bar, not 6.5 bar", "threshold 40 % -> 25 %", "the fee
+    was €25" in a unit that says it corrects ("from" and "was" count only there: "from 1990" dates a start)."""
+    before = unit[max(0, start - 24):start]
+    if _STALE_AFTER.match(unit[end:end + 4]):
+        return True
+    m = _STALE_BEFORE.search(before)
+    return m is not None and (m.group(1).lower() not in ("was", "from") or correcting)

@@ -1,0 +1,72 @@
+"""The reader on a person's documents: a table cell under the column the question asks for, a "Key: value" line's
+value, a later or correcting note over a stale one, a quantity with its unit, numbers inside dates left alone."""
+
+from __future__ import annotations
+
+from deepresearch.agent.reader import EvidenceSentence, read_units
+from deepresearch.agent.reader.candidates import rank_candidates
+from deepresearch.agent.reader.recency import first_date, written_on
+from deepresearch.agent.reader.structure import asked_words
+
+
+def units(text: str, title: str = "notes", url: str = "local://mine/notes.md", source: int = 0):
+    return [EvidenceSentence(u.text, source, title, url=url, position=i, kind=u.kind, header=u.header,
+                             heading=u.heading, key=u.key) for i, u in enumerate(read_units(text))]
+
+
+PARTS = units("Chains\n| Part no. | Speeds | Links | Member price |\n| KMC X11-93 | 11 | 116 | €24.50 |\n"
+              "| KMC X11-EL | 11 | 118 | €38.00 |\n| KMC X9-93 | 9 | 116 | €17.00 |\n"
+              "Replace 11-speed chains at 0.5 % elongation.", title="Parts we stock")
+
+
+def top(question: str, evidence) -> str:
+    return rank_candidates(question, evidence, k=3)[0].text
+
+
+def test_the_cell_of_the_asked_column_in_the_row_of_the_asked_thing():
+    assert top("How many links does the KMC X11-EL chain have?", PARTS) == "118"  # not the 116 of two other rows
+    assert top("What is the member price of the KMC X9-93?", PARTS) == "€17.00"
+
+
+def test_asked_words_skip_auxiliaries_and_kind_words():
+    assert asked_words("How many links does the chain have?") == {"link"}
+    assert asked_words("What is the focal length of the telescope?") == {"focal", "lengt"}
+    assert asked_words("Who leads the Tuesday session?") == {"lead"}
+    assert asked_words("On what date did the stand arrive?") == set()  # "date" says the kind, not the column
+
+
+def test_a_fields_value_answers_a_question_about_its_key():
+    notes = units("Who's who\nWeekday workshop lead: Ines Barros (Tuesday evenings).\n"
+                  "Weekend workshop lead: Tomasz Wierzbicki (Saturday mornings).\nTreasurer: Dele Adeyemi.")
+    assert top("Who is the weekend workshop lead?", notes) == "Tomasz Wierzbicki"
+
+
+def test_a_quantity_is_answered_with_its_unit():
+    notes = units("Torque values\n| Fastener | Torque | Wrench |\n| Stem bolts | 5 Nm | TW-5.2 |\n"
+                  "| Cassette lockring | 40 Nm | TW-6.2 |\n| Rotor bolts | 4 Nm | TW-5.2 |")
+    assert top("What torque does the handbook give for a cassette lockring?", notes) == "40 Nm"
+
+
+def test_a_later_correcting_note_wins_over_the_stale_one():
+    handbook = units("Compressor: the tyre inflator regulator is set to 6.5 bar. Do not change it.",
+                     title="Volunteer Handbook", url="local://mine/handbook.pdf")
+    log = units("2024-03-09 11:30 TW  Compressor: set regulator to 6.5 bar for the tyre inflator.\n"
+                "2024-04-20 13:50 TW  CORRECTION to 2024-03-09: inflator regulator max is 8 bar, not 6.5 bar.",
+                title="workshop-log", url="local://mine/workshop-log.txt", source=1)
+    assert top("To what maximum pressure should the tyre inflator regulator be set?", handbook + log) == "8 bar"
+
+
+def test_numbers_inside_dates_are_no_answers():
+    log = units("date | time | observer | notes\n12/08/2024 | 23:05 | FG | Perseids: 47 meteors in 60 min.\n"
+                "14/09/2024 | 22:15 | NH | Moon, gave up at 23:00.")
+    assert top("How many Perseid meteors were counted on 12 August 2024?", log) == "47"
+
+
+def test_when_a_unit_was_written():
+    assert first_date("Tuesday 10th September 2024, 20:00") == (2024, 9, 10)
+    assert first_date("paid 30/08/2024") == (2024, 8, 30) and first_date("June 1, 2024") == (2024, 6, 1)
+    assert first_date("the 2010 FIFA World Cup") is None  # a bare year dates nothing
+    [row] = [u for u in units("date | note | by\n12/08/2024 | seen | FG\n") if u.kind == "row"]
+    assert written_on(row) == (2024, 8, 12)
+    [plain] = units("The fee is €30.", title="Members' meeting", url="local://mine/2024-05-02_meeting.md")
+    assert written_on(plain) == (2024, 5, 2)
