@@ -23,7 +23,7 @@ from pathlib import Path
 import torch
 from deepresearch.agent.graph import candidates as C
 from deepresearch.evals.metrics import normalize_answer
-from deepresearch.train.simulated_evidence import SimulatedSearch, free_form_train_questions
+from deepresearch.train.choice.simulated_evidence import SimulatedSearch, free_form_train_questions
 
 FEATURES = ["about", "relation", "near", "novel", "source", "typed", "shape", "kind", "bridge", "hop", "lead",
             "subject", "early", "repeats", "category"]

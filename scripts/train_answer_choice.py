@@ -42,7 +42,7 @@ POOL = Path(__file__).resolve().parents[2] / "shared/data/pool"
 @functools.cache
 def simulated_search(corpus: Path):
     """The corpus indexed once per process (the answer and the bridge sets search the same one)."""
-    from deepresearch.train.simulated_evidence import SimulatedSearch
+    from deepresearch.train.choice.simulated_evidence import SimulatedSearch
 
     return SimulatedSearch(corpus)
 
@@ -54,8 +54,8 @@ def examples(questions: Path, corpus: Path, limit: int, k: int, seed: int, sourc
     best-ranked correct span of the top N, as a k+1-th candidate. `credit` "f1" grades each candidate by
     its token F1 against the gold."""
     from deepresearch.agent.graph import candidates as C
-    from deepresearch.train.answer_choice import ChoiceExample
-    from deepresearch.train.simulated_evidence import free_form_train_questions
+    from deepresearch.train.choice.answer_choice import ChoiceExample
+    from deepresearch.train.choice.simulated_evidence import free_form_train_questions
 
     chosen = free_form_train_questions(questions, seed, sources)[:limit]
     if not chosen:  # indexing the corpus takes seconds: not for a --source with no questions
@@ -79,8 +79,8 @@ def bridge_sets(questions: Path, corpus: Path, limit: int, seed: int, sources: l
                 held_out: set[str]) -> tuple[list, list]:
     """(held-out, train) bridge sets (train/bridge_examples.py) of the same questions as the answer sets:
     a question held out there is held out here."""
-    from deepresearch.train.bridge_examples import bridge_example
-    from deepresearch.train.simulated_evidence import free_form_train_questions
+    from deepresearch.train.choice.bridge_examples import bridge_example
+    from deepresearch.train.choice.simulated_evidence import free_form_train_questions
 
     search = simulated_search(corpus)
     sets = [ex for q in free_form_train_questions(questions, seed, sources)[:limit]

@@ -25,7 +25,7 @@ def _fmt(value: float | None) -> str:
 @adapters_app.command("list")
 def list_adapters() -> None:
     """One adapter a line: name, created, step, mean train reward, dev gate result; * = served."""
-    from deepresearch.train.registry import RegistryError
+    from deepresearch.train.adapters.registry import RegistryError
 
     try:
         items = _registry().list()
@@ -53,7 +53,7 @@ async def _load_into_server(name: str | None) -> str:
         return ""
     from deepresearch.agent.model.base import ModelError
     from deepresearch.app.runtime import build_model_from
-    from deepresearch.train.publish import serve_adapter
+    from deepresearch.train.adapters.publish import serve_adapter
 
     model = build_model_from(settings.model_copy(update={"model": settings.model.model_copy(update={"adapter": None})}))
     try:
@@ -69,7 +69,7 @@ async def _load_into_server(name: str | None) -> str:
 def use(name: str = typer.Argument(..., help="adapter name (see `deepresearch adapters list`), or 'base'")) -> None:
     """Serve NAME from now on ('base' = the base model, no adapter)."""
     from deepresearch.agent.model.policy import AdapterMode
-    from deepresearch.train.registry import RegistryError
+    from deepresearch.train.adapters.registry import RegistryError
 
     target = None if name == AdapterMode.BASE else name
     try:
@@ -83,7 +83,7 @@ def use(name: str = typer.Argument(..., help="adapter name (see `deepresearch ad
 @adapters_app.command("rollback")
 def rollback() -> None:
     """Serve again what was served before the current adapter."""
-    from deepresearch.train.registry import RegistryError
+    from deepresearch.train.adapters.registry import RegistryError
 
     try:
         state = _registry().rollback()

@@ -34,8 +34,8 @@ if TYPE_CHECKING:
     from deepresearch.agent.trace.store import TraceStore
     from deepresearch.app.settings import Settings
     from deepresearch.train.config import TrainSettings
-    from deepresearch.train.questions import TrainQuestion
-    from deepresearch.train.replay import ReplayToolboxes
+    from deepresearch.train.rounds.questions import TrainQuestion
+    from deepresearch.train.rounds.replay import ReplayToolboxes
 
 PHASES = ("rollout", "score", "update", "eval")
 
@@ -53,7 +53,7 @@ class TrainJob:
     watch: bool
     resume: bool
     export_dir: Path | None  # --export-samples
-    replay: bool  # logged questions searched as their runs searched (train/replay.py)
+    replay: bool  # logged questions searched as their runs searched (train/rounds/replay.py)
     hours: float | None  # bound on this invocation
 
 
@@ -140,7 +140,7 @@ def train(
                            per_round=per_round, launcher=launcher, accelerate_config=accelerate_config,
                            num_processes=num_processes, train_roles=train_roles)
     if cfg.launch.launcher == "accelerate":
-        from deepresearch.train.launch import accelerate_config_path
+        from deepresearch.train.update.launch import accelerate_config_path
 
         try:
             accelerate_config_path(cfg.launch.accelerate_config)
@@ -150,7 +150,7 @@ def train(
     if not no_gate:
         dev_set = resolve_dev_set(cfg, dev or cfg.publish.dev_questions or questions, dev_split or None,
                            dev_corpus or corpus or cfg.publish.dev_corpus, dev_size)
-    # Logged questions are replayed against the search backends their runs used (train/replay.py), unless a
+    # Logged questions are replayed against the search backends their runs used (train/rounds/replay.py), unless a
     # corpus or an index is named for the local web.
     replay = from_runs and corpus is None and index is None and cfg.rollout.index is None
     index_name = None if corpus is not None or replay else (index or cfg.rollout.index or settings.index)
@@ -171,12 +171,12 @@ async def _train(store: TraceStore, settings: Settings, cfg: TrainSettings, job:
     from deepresearch.agent.model.base import ModelError
     from deepresearch.app.runtime import adapter_registry, build_model_from
     from deepresearch.tools.index.store import IndexNotFound
-    from deepresearch.train.checkpoint import Checkpoint, CheckpointError, question_stream, resumable
-    from deepresearch.train.environment import rollout_environment
-    from deepresearch.train.loop import LoopContext, RoundReport, TrainLoop
-    from deepresearch.train.questions import questions_from_runs
-    from deepresearch.train.replay import replay_environment
-    from deepresearch.train.rounds import TimeBudget, fixed_rounds, watch_rounds
+    from deepresearch.train.rounds.checkpoint import Checkpoint, CheckpointError, question_stream, resumable
+    from deepresearch.train.rounds.environment import rollout_environment
+    from deepresearch.train.rounds.loop import LoopContext, RoundReport, TrainLoop
+    from deepresearch.train.rounds.questions import questions_from_runs
+    from deepresearch.train.rounds.replay import replay_environment
+    from deepresearch.train.rounds.schedule import TimeBudget, fixed_rounds, watch_rounds
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from_runs_items = job.items is None
@@ -250,12 +250,12 @@ async def _train(store: TraceStore, settings: Settings, cfg: TrainSettings, job:
 
 
 def _replayer(settings: Settings, items: list[TrainQuestion]) -> ReplayToolboxes:
-    """Logged questions are replayed each in the search set-up its run recorded (train/replay.py): its
+    """Logged questions are replayed each in the search set-up its run recorded (train/rounds/replay.py): its
     backend chain and SearxNG URL, or its local index only for `ask --offline` runs; keys and questions
     whose runs recorded nothing use today's settings."""
     from deepresearch.app.runtime import ensure_index
-    from deepresearch.train.questions import SearchSource
-    from deepresearch.train.replay import ReplayToolboxes
+    from deepresearch.train.rounds.questions import SearchSource
+    from deepresearch.train.rounds.replay import ReplayToolboxes
 
     today = SearchSource.from_snapshot({"tools": {"search": settings.tools.search.model_dump(mode="json")},
                                         "index": settings.index}) or SearchSource()

@@ -11,7 +11,7 @@ import pytest
 import torch
 from deepresearch.agent.graph.answer_scoring import ANSWER_ROLE, LIKELIHOOD_WEIGHT, TEMPLATE
 from deepresearch.agent.graph.candidates import Candidate
-from deepresearch.train.answer_choice import (
+from deepresearch.train.choice.answer_choice import (
     ChoiceExample,
     ChoiceScorer,
     choice_loss,

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import torch
 from deepresearch.agent.trace.store import TraceStore
-from deepresearch.train.answer_choice import (
+from deepresearch.train.choice.answer_choice import (
     ChoiceExample,
     ChoiceScorer,
     logged_examples,
@@ -17,8 +17,8 @@ from deepresearch.train.answer_choice import (
     top1_hits,
     write_choice_examples,
 )
-from deepresearch.train.loop import RoundReport
-from deepresearch.train.update import CHOICE_OPTIMIZER_STATE, GRPOUpdater, UpdateStats
+from deepresearch.train.rounds.loop import RoundReport
+from deepresearch.train.update.updater import CHOICE_OPTIMIZER_STATE, GRPOUpdater, UpdateStats
 
 from .test_answer_choice import EXAMPLE, MIXED
 from .test_update import lora_weights as lora
@@ -104,8 +104,8 @@ def test_the_loops_choice_steps_are_the_scripts_training_pass(tiny_chat: Path):
     measured in the graph) over the same examples in the same order: same optimiser, batch, clipping."""
     import random
 
-    from deepresearch.train.answer_choice import train_choice
-    from deepresearch.train.update import load_policy
+    from deepresearch.train.choice.answer_choice import train_choice
+    from deepresearch.train.policy import load_policy
     from transformers import PreTrainedTokenizerFast
 
     cfg = settings()
@@ -167,7 +167,7 @@ def test_the_loops_choice_steps_move_the_real_models_pick():
 def test_two_processes_step_the_choice_loss_as_one(tiny_chat: Path, tmp_path: Path):
     """`--launcher accelerate`: the sets reach the update processes (a JSON file), each steps on all of them and
     the averaged gradients keep the replicas equal to one process's update."""
-    from deepresearch.train.launch import Launcher, launch_update
+    from deepresearch.train.update.launch import Launcher, launch_update
     from safetensors.torch import load_file
 
     cfg = settings()

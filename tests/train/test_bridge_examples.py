@@ -1,4 +1,4 @@
-"""The bridge choice's training sets (train/bridge_examples.py): the names the graph would offer for the hop,
+"""The bridge choice's training sets (train/choice/bridge_examples.py): the names the graph would offer for the hop,
 each correct when searching it finds a gold document the question's own search did not; from simulated
 evidence, and from the hops rollouts logged (searched again with the real local-corpus tools)."""
 
@@ -15,8 +15,8 @@ from deepresearch.agent.graph.follow_up import bridge_options
 from deepresearch.agent.trace.store import TraceStore
 from deepresearch.evals.dataset import bundled_dataset
 from deepresearch.tools.config import ToolSettings
-from deepresearch.train.bridge_examples import HopOutcomes, bridge_example, logged_bridge_examples
-from deepresearch.train.simulated_evidence import SimulatedSearch
+from deepresearch.train.choice.bridge_examples import HopOutcomes, bridge_example, logged_bridge_examples
+from deepresearch.train.choice.simulated_evidence import SimulatedSearch
 
 QUESTION = "In what year did the playwright who wrote The City Heiress die?"
 DOCS = [

@@ -13,12 +13,12 @@ from deepresearch.agent.model.base import ChatModel, ModelError, ScoringUnsuppor
 from deepresearch.agent.trace.store import TraceStore
 from deepresearch.tools.base import ToolOutcome
 from deepresearch.train.config import RewardSettings
-from deepresearch.train.grpo import group_advantages
-from deepresearch.train.information import InformationScorer, evidence_text
-from deepresearch.train.questions import TrainQuestion
-from deepresearch.train.rewards import score_run
-from deepresearch.train.rollout import RolloutGroup
-from deepresearch.train.scoring import score_groups, search_calls
+from deepresearch.train.rounds.information import InformationScorer, evidence_text
+from deepresearch.train.rounds.questions import TrainQuestion
+from deepresearch.train.rounds.rewards import score_run
+from deepresearch.train.rounds.rollout import RolloutGroup
+from deepresearch.train.rounds.scoring import score_groups, search_calls
+from deepresearch.train.update.grpo import group_advantages
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 from deepresearch.agent.trace.store import TraceStore
-from deepresearch.train.registry import AdapterRegistry, read_metadata
-from deepresearch.train.starter import STARTER_NAME, install_starter, packaged_starter
+from deepresearch.train.adapters.registry import AdapterRegistry, read_metadata
+from deepresearch.train.adapters.starter import STARTER_NAME, install_starter, packaged_starter
 
 from ..app.helpers import clean_env, cli, one_error_line
 

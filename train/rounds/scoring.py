@@ -15,13 +15,13 @@ from typing import TYPE_CHECKING, Any
 from deepresearch.evals.scored_run import facts_from_trace
 from pydantic import BaseModel
 
-from .config import RewardSettings
-from .grpo import group_advantages
+from ..config import RewardSettings
+from ..update.grpo import group_advantages
+from ..update.samples import LLM_EVENT, SkippedCall, TrainingSample, samples_from_events
 from .information import InformationScorer
 from .judge import judge_group
 from .rewards import RewardBreakdown, log_reward, score_run
 from .rollout import RolloutGroup
-from .samples import LLM_EVENT, SkippedCall, TrainingSample, samples_from_events
 
 if TYPE_CHECKING:
     from deepresearch.agent.model.base import ChatModel

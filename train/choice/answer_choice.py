@@ -90,7 +90,7 @@ class ChoiceExample:
 
 
 def write_choice_examples(examples: Iterable[ChoiceExample], path: Path) -> None:
-    """JSON, for the update process `accelerate launch` starts (launch.py)."""
+    """JSON, for the update process `accelerate launch` starts (update/launch.py)."""
     path.write_text(json.dumps([asdict(ex) for ex in examples]))
 
 
@@ -135,8 +135,8 @@ class ChoiceScorer:
         `seed`), in eval mode: how the answer-choice script and its probes start."""
         from transformers import PreTrainedTokenizerFast
 
-        from .config import LoraSettings
-        from .update import load_policy
+        from ..config import LoraSettings
+        from ..policy import load_policy
 
         policy = load_policy(model_dir, LoraSettings(), adapter, seed)
         policy.eval()
@@ -286,7 +286,7 @@ def train_choice(scorer: ChoiceScorer, examples: Sequence[ChoiceExample], *, lr:
 def save_choice_adapter(policy: torch.nn.Module, out: Path, metadata: dict,
                         roles: Sequence[str] = (ANSWER_ROLE,)) -> None:
     """The adapter (peft files) with metadata.json scoping it to the decisions it was trained for."""
-    from deepresearch.train.registry import METADATA_FILE
+    from deepresearch.train.adapters.registry import METADATA_FILE
 
     out.mkdir(parents=True, exist_ok=True)
     policy.save_pretrained(str(out))
