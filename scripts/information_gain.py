@@ -92,7 +92,7 @@ async def run(args: argparse.Namespace) -> dict:
         from deepresearch.evals.dataset import load_corpus
         from deepresearch.evals.environment import eval_environment
         from deepresearch.train.rounds.information import InformationScorer
-        from deepresearch.train.rounds.scoring import score_groups, search_calls
+        from deepresearch.train.rounds.scoring import RoundScoring, score_groups, search_calls
 
         # The doc ids of findings and citations come from the local web's URLs, as in the trainer.
         async with eval_environment(corpus, load_corpus(corpus), ToolSettings(data_dir=out / "data")) as env:
@@ -111,8 +111,8 @@ async def run(args: argparse.Namespace) -> dict:
             for name, cfg in configs.items():
                 row = {}
                 for stratify in ("none", "searches"):
-                    scores = await score_groups(groups, store, cfg, "group", doc_id_for=doc_id_for,
-                                                information=scorer, stratify=stratify)
+                    scoring = RoundScoring(cfg, "group", stratify, doc_id_for=doc_id_for, information=scorer)
+                    scores = await score_groups(groups, store, scoring)
                     row[f"groups_kept_stratify_{stratify}"] = len(scores.kept)
                 row["reward_mean"] = scores.summary()["reward_mean"]
                 result["configs"][name] = row

@@ -99,12 +99,12 @@ def test_a_round_with_only_candidate_sets_steps_the_adapter(tiny_chat: Path):
     assert largest_difference(before, lora(updater)) > 0
 
 
-def test_the_loops_choice_steps_are_the_scripts_training_pass(tiny_chat: Path):
-    """One round's choice steps = one pass of train_choice (scripts/train_answer_choice.py, whose adapter was
+def test_the_loops_choice_steps_are_the_choice_trainers_pass(tiny_chat: Path):
+    """One round's choice steps = one pass of train_choice (`deepresearch train choices`, whose adapter was
     measured in the graph) over the same examples in the same order: same optimiser, batch, clipping."""
     import random
 
-    from deepresearch.train.choice.answer_choice import train_choice
+    from deepresearch.train.choice.answer_choice import ChoiceTraining, train_choice
     from deepresearch.train.policy import load_policy
     from transformers import PreTrainedTokenizerFast
 
@@ -112,7 +112,7 @@ def test_the_loops_choice_steps_are_the_scripts_training_pass(tiny_chat: Path):
     examples = [EXAMPLE, MIXED, EXAMPLE, MIXED, MIXED]
     policy = load_policy(tiny_chat, cfg.lora, None, seed=cfg.grpo.seed)
     scorer = ChoiceScorer(policy, PreTrainedTokenizerFast.from_pretrained(str(tiny_chat)), 2)
-    train_choice(scorer, examples, lr=cfg.grpo.answer_choice_lr, batch=4, epochs=1, seed=7)
+    train_choice(scorer, examples, ChoiceTraining(lr=cfg.grpo.answer_choice_lr, batch=4, epochs=1, seed=7))
     order = list(examples)
     random.Random(7).shuffle(order)  # train_choice's order
     updater = GRPOUpdater(tiny_chat, cfg)
@@ -148,7 +148,7 @@ def test_a_resumed_update_continues_the_choice_optimiser_exactly(tiny_chat: Path
 
 # --- the real 135M model -------------------------------------------------------------------------
 def test_the_loops_choice_steps_move_the_real_models_pick():
-    """What scripts/train_answer_choice.py showed, through the trainer's own update: the features prefer
+    """What `deepresearch train choices` showed, through the trainer's own update: the features prefer
     the founder, the loss moves the pick to the firm."""
     from deepresearch.agent.model.embedded_weights import embedded_model_dir
     from transformers import PreTrainedTokenizerFast

@@ -248,12 +248,24 @@ class ChoiceTrainStats:
     seconds: float
 
 
-def train_choice(scorer: ChoiceScorer, examples: Sequence[ChoiceExample], *, lr: float = 3e-4, batch: int = 4,
-                 epochs: int = 1, seed: int = 0, max_grad_norm: float = 1.0,
+@dataclass(frozen=True)
+class ChoiceTraining:
+    """How train_choice steps: AdamW's step size, learnable questions per step, passes over them, the seed of
+    their order, and the gradient norm clipped to."""
+
+    lr: float = 3e-4
+    batch: int = 4
+    epochs: int = 1
+    seed: int = 0
+    max_grad_norm: float = 1.0
+
+
+def train_choice(scorer: ChoiceScorer, examples: Sequence[ChoiceExample], how: ChoiceTraining = ChoiceTraining(), *,
                  progress: Callable[[int, int, float], None] | None = None,
                  epoch_end: Callable[[int], None] | None = None) -> ChoiceTrainStats:
-    """AdamW on the adapter: one step per `batch` learnable questions, the mean of their −J. `epoch_end(n)`
+    """AdamW on the adapter: one step per `how.batch` learnable questions, the mean of their −J. `epoch_end(n)`
     runs after pass n (from 1) with the policy in eval mode, e.g. to measure or save a checkpoint."""
+    lr, batch, epochs, seed = how.lr, how.batch, how.epochs, how.seed
     learnable = [ex for ex in examples if ex.learnable]
     params = [p for p in scorer.policy.parameters() if p.requires_grad]
     if not learnable or not params:
@@ -269,7 +281,7 @@ def train_choice(scorer: ChoiceScorer, examples: Sequence[ChoiceExample], *, lr:
         for first in range(0, len(order), batch):
             chunk = order[first: first + batch]
             total, seen = total + backward_choice(scorer, chunk), seen + len(chunk)
-            torch.nn.utils.clip_grad_norm_(params, max_grad_norm)
+            torch.nn.utils.clip_grad_norm_(params, how.max_grad_norm)
             optimizer.step()
             optimizer.zero_grad(set_to_none=True)
             steps += 1

@@ -30,7 +30,7 @@ from .checkpoint import Checkpoint, LoopState
 from .information import InformationScorer
 from .questions import TRAIN_TAG, TrainQuestion
 from .rollout import RolloutSpec, rollout_groups
-from .scoring import round_samples, score_groups
+from .scoring import RoundScoring, round_samples, score_groups
 
 if TYPE_CHECKING:
     from deepresearch.agent.config import AgentSettings
@@ -196,11 +196,10 @@ class TrainLoop:
         advance = ctx.progress.start("score", len(groups))
         # The information term is the rollout policy's own judgement: same model, the re-ranker's adapter.
         information = InformationScorer(ctx.models[0], policy.adapter_for(ANSWER_ROLE)) if ctx.models else None
-        scores = await score_groups(
-            groups, ctx.store, cfg.rewards, cfg.grpo.scale_rewards, doc_id_for=ctx.doc_id_for,
-            judge_model=ctx.judge_model, adapter=self.policy_adapter, on_group_done=lambda: advance(1),
-            information=information, stratify=cfg.grpo.stratify,
-        )
+        scoring = RoundScoring(cfg.rewards, cfg.grpo.scale_rewards, cfg.grpo.stratify, doc_id_for=ctx.doc_id_for,
+                               judge_model=ctx.judge_model, information=information)
+        scores = await score_groups(groups, ctx.store, scoring, adapter=self.policy_adapter,
+                                    on_group_done=lambda: advance(1))
         report.scores = scores.summary()
         samples, skipped = round_samples(scores, ctx.store, cfg.rewards.role_weights)
         report.samples, report.skipped_calls = len(samples), len(skipped)
