@@ -8,8 +8,17 @@ import typer
 from deepresearch.app.console import fail, out
 from deepresearch.app.settings import get_settings
 
-adapters_app = typer.Typer(help="LoRA adapters trained by `deepresearch train`: list, serve one, roll back.",
-                           no_args_is_help=True)
+adapters_app = typer.Typer(
+    help="LoRA adapters trained by `deepresearch train`: list, serve one, roll back; average, cut, scale, measure.",
+    no_args_is_help=True,
+    epilog="""Examples:
+  deepresearch adapters list
+  deepresearch adapters use base | adapters rollback
+  deepresearch adapters soup --out /tmp/soup /tmp/seed0/adapter /tmp/seed1/adapter /tmp/seed2/adapter
+  deepresearch adapters compress --rank 32 --dtype bf16 --out /tmp/small /tmp/soup
+  deepresearch adapters measure /tmp/small --bridges
+`deepresearch train` publishes adapters here; a new data directory starts with the shipped starter adapter.""",
+)
 
 
 def _registry():
@@ -94,4 +103,11 @@ def rollback() -> None:
 
 
 def register(app: typer.Typer) -> None:
+    from .adapter_soup import COMPRESS_EXAMPLES, SCALE_EXAMPLES, SOUP_EXAMPLES, compress, scale, soup
+    from .train_choices import MEASURE_EXAMPLES, measure
+
+    adapters_app.command("soup", epilog=SOUP_EXAMPLES)(soup)
+    adapters_app.command("compress", epilog=COMPRESS_EXAMPLES)(compress)
+    adapters_app.command("scale", epilog=SCALE_EXAMPLES)(scale)
+    adapters_app.command("measure", epilog=MEASURE_EXAMPLES)(measure)
     app.add_typer(adapters_app, name="adapters")

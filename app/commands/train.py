@@ -78,6 +78,7 @@ class RichPhases:
 
 
 def train(
+    ctx: typer.Context,
     questions: Path | None = typer.Option(None, "--questions", help="QA jsonl: question, answer, gold_doc_ids …"),
     dataset: str | None = typer.Option(None, "--dataset", help="a bundled QA set with its corpus, instead of "
                                        "--questions/--corpus: demo"),
@@ -118,6 +119,8 @@ def train(
                                                "here as Parquet in verl's layout (round-NNNN.parquet)"),
 ) -> None:
     """Train the policy model's LoRA adapter with GRPO on its own rollouts; publish it if evals do not regress."""
+    if ctx.invoked_subcommand is not None:  # `train choices`: this group's options are not its
+        return
     if dataset is not None:
         from deepresearch.app.console import dataset_paths
 
@@ -282,9 +285,15 @@ TRAIN_EXAMPLES = """Examples:
   deepresearch train --from-runs --since 7d        (replay what people asked, with their feedback)
   deepresearch train --from-runs --watch           (keep training as new runs and feedback arrive)
   deepresearch train --questions qa.jsonl --corpus corpus.jsonl --train-roles planner
+  deepresearch train choices --out /tmp/choices --bridges   (the answer and bridge choice alone, on QA questions)
   deepresearch adapters list | adapters rollback
 Training needs token ids and logprobs: the embedded model or a vLLM server (deepresearch serve-model)."""
 
 
 def register(app: typer.Typer) -> None:
-    app.command("train", epilog=TRAIN_EXAMPLES)(train)
+    from .train_choices import CHOICES_EXAMPLES, choices
+
+    train_app = typer.Typer(invoke_without_command=True)
+    train_app.callback(epilog=TRAIN_EXAMPLES)(train)
+    train_app.command("choices", epilog=CHOICES_EXAMPLES)(choices)
+    app.add_typer(train_app, name="train")

@@ -4,7 +4,6 @@ evidence, and from the hops rollouts logged (searched again with the real local-
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
@@ -17,6 +16,7 @@ from deepresearch.evals.dataset import bundled_dataset
 from deepresearch.tools.config import ToolSettings
 from deepresearch.train.choice.bridge_examples import HopOutcomes, bridge_example, logged_bridge_examples
 from deepresearch.train.choice.simulated_evidence import SimulatedSearch
+from deepresearch.train.choice.trainer import ChoiceQuestions, answer_sets, bridge_sets
 
 QUESTION = "In what year did the playwright who wrote The City Heiress die?"
 DOCS = [
@@ -51,14 +51,11 @@ def test_a_name_is_correct_when_its_search_finds_a_new_gold_document(tmp_path):
 
 
 def test_bridge_sets_hold_out_the_questions_the_answer_sets_hold_out():
-    script_path = Path(__file__).resolve().parents[2] / "scripts" / "train_answer_choice.py"
-    spec = importlib.util.spec_from_file_location("train_answer_choice", script_path)
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
     questions, corpus_path = bundled_dataset("demo")
-    answers = script.examples(questions, corpus_path, limit=60, k=5, seed=0)
+    spec = ChoiceQuestions(questions=questions, corpus=corpus_path, limit=60, candidates=5, seed=0)
+    answers = answer_sets(spec)
     held = {ex.question for ex in answers[:20]}
-    bridges_held, bridges_train = script.bridge_sets(questions, corpus_path, 60, 0, None, held)
+    bridges_held, bridges_train = bridge_sets(spec, held)
     assert bridges_held and bridges_train
     assert {ex.question for ex in bridges_held} <= held and not {ex.question for ex in bridges_train} & held
     assert all(ex.template == BRIDGE_TEMPLATE for ex in bridges_held + bridges_train)
