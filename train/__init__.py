@@ -11,5 +11,5 @@
     adapters/    the registry of published adapters, the eval gate, the shipped starter adapter, and
                  adapter arithmetic (averaging, rank cut, scaling)
 
-Imports run one way: rounds → update → choice → adapters, each → policy, config.
+Imports run one way: rounds → update → choice → adapters, with policy.py and config.py below them all.
 """
