@@ -107,9 +107,12 @@ def measure(
     from deepresearch.train.choice.trainer import ChoiceQuestions, measure_adapters
 
     questions, corpus = pool_or_demo(questions, corpus)
-    for path in (questions, corpus, *adapters):
-        if not path.exists():
-            raise fail(f"{path} not found")
+    for path in (questions, corpus):
+        if not path.is_file():
+            raise fail(f"{path} not found (pass --questions/--corpus)")
+    for path in adapters:
+        if not (path / "adapter_config.json").is_file():
+            raise fail(f"{path}: not an adapter folder (no adapter_config.json)")
     spec = ChoiceQuestions(questions=questions, corpus=corpus, limit=limit, held_out=held_out, seed=seed,
                            candidates=get_settings().agent.answer_pool)
     measure_adapters(adapters, spec, bridges, _model_dir, say)

@@ -64,6 +64,12 @@ def test_an_unknown_credit_is_named(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
+def test_measure_names_what_is_not_an_adapter(tmp_path):
+    done = cli("adapters", "measure", str(tmp_path), env=clean_env(tmp_path), timeout=120)
+    assert done.returncode == 2
+    assert one_error_line(done) == f"error: {tmp_path}: not an adapter folder (no adapter_config.json)"
+
+
 def test_positives_from_adds_the_gold_below_the_pool_to_training_sets_only():
     held = 40
     plain = answer_sets(sets(held_out=held))
