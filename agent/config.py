@@ -109,9 +109,9 @@ class AgentSettings(BaseModel):
     bridge_choice: Literal["rank", "model"] = Field(
         "rank", description="follow-up hop: search the best-ranked bridge name (rank) or let the model choose"
     )
-    # Held out (docs/results/hop-and-context-probes/, 198 train questions): the two best names both searched, and the
+    # Held out (dev/results/hop-and-context-probes/, 198 train questions): the two best names both searched, and the
     # answer of the hop whose pick scores higher kept, moved the starter 33 -> 35 and the base 23 -> 22. In the graph
-    # (docs/results/bridge-hops-2/, 351 dev questions) starter - base EM fell from +0.048 to +0.037 (a larger tool-call
+    # (dev/results/bridge-hops-2/, 351 dev questions) starter - base EM fell from +0.048 to +0.037 (a larger tool-call
     # budget changes nothing), so one hop stays the default.
     bridge_hops: int = Field(
         1, ge=1, le=5, description="bridge names the follow-up hop searches at once (the best-ranked or best-scored "

@@ -49,7 +49,7 @@ app = typer.Typer(
 
 # Each module exposes register(app). Heavy imports stay inside command bodies.
 COMMAND_MODULES = ["ask", "tui", "doctor", "runs", "index", "web", "model", "eval", "train", "adapters",
-                   "memory", "serve", "mcp"]
+                   "memory", "serve", "mcp", "build"]
 
 
 def _version(value: bool) -> None:

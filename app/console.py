@@ -18,6 +18,11 @@ def one_line(message: str) -> str:
     return " ".join(message.split()).encode("utf-8", "backslashreplace").decode("utf-8")
 
 
+def say(line: str) -> None:
+    """A plain result line on stdout: no markup, highlighting or emoji codes (it quotes paths, numbers, dicts)."""
+    out.print(line, markup=False, highlight=False, emoji=False)
+
+
 def fail(message: str, code: int = 2) -> typer.Exit:
     """Print one clear error line and return the Exit to raise (`raise fail(...)`)."""
     # escape(): the message quotes user input (paths, values), which must not be read as rich markup.

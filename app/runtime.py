@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from deepresearch.agent.model.base import ChatModel
     from deepresearch.agent.model.policy import RunPolicy
     from deepresearch.tools.toolbox import Toolbox
-    from deepresearch.train.registry import AdapterRegistry
+    from deepresearch.train.adapters.registry import AdapterRegistry
 
 DEMO_INDEX = "demo"
 
@@ -82,10 +82,10 @@ class AgentRuntime:
 
 def adapter_registry(settings: Settings) -> AdapterRegistry:
     """The adapter registry of the data directory; on a fresh one (no registry yet) the starter adapter is
-    installed and served first, when the configured model is the one it was trained on (train/starter.py)."""
+    installed and served first, when the configured model is the one it was trained on (train/adapters/starter.py)."""
     from deepresearch.agent.config import EMBEDDED_MODEL_NAME
-    from deepresearch.train.registry import AdapterRegistry
-    from deepresearch.train.starter import install_starter
+    from deepresearch.train.adapters.registry import AdapterRegistry
+    from deepresearch.train.adapters.starter import install_starter
 
     if settings.model.starter_adapter and settings.model.name == EMBEDDED_MODEL_NAME:
         install_starter(settings.paths.adapters)
@@ -114,7 +114,7 @@ def answering_policy(settings: Settings) -> RunPolicy:
     elif not name:  # an explicit empty name asks for the base model
         adapter = AdapterChoice.base()
     else:
-        from deepresearch.train.registry import adapter_choice
+        from deepresearch.train.adapters.registry import adapter_choice
 
         adapter = adapter_choice(name, settings.paths.adapters / name)
     return RunPolicy(adapter=adapter, temperature=settings.model.temperature, max_tokens=settings.model.max_tokens)

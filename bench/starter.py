@@ -29,7 +29,7 @@ QUESTION = "In what year did the playwright who wrote The City Heiress die?"
 LOAD_CHILD = """
 import json, sys, time
 from deepresearch.agent.model.embedded.chat_model import EmbeddedChatModel
-from deepresearch.train.starter import packaged_starter
+from deepresearch.train.adapters.starter import packaged_starter
 from pathlib import Path
 model = EmbeddedChatModel.load(Path(sys.argv[1]))
 adapters = model._adapters
@@ -73,12 +73,12 @@ def main() -> None:
 
     from deepresearch.agent.model.embedded.loaders.packaged_model import embedded_model_dir
     from deepresearch.app.settings import load_settings
-    from deepresearch.train.starter import packaged_starter
+    from deepresearch.train.adapters.starter import packaged_starter
     from rich.console import Console
     from rich.table import Table
 
     if packaged_starter() is None:
-        raise SystemExit("error: this install ships no starter adapter (deepresearch/train/starter_adapter/)")
+        raise SystemExit("error: this install ships no starter adapter (deepresearch/train/adapters/starter_adapter/)")
     model_dir = embedded_model_dir(load_settings().cache_dir)
     loads: dict[str, list[float]] = {way: [] for way in LOADS}
     asks: dict[str, list[float]] = {"base model": [], "starter adapter": []}

@@ -42,8 +42,8 @@ def model_dir() -> Path:
 
 def make_samples(n: int, seed: int, path: Path) -> None:
     """Fixed samples: prompts are real corpus text (tokenised once here), completions random tokens."""
-    from deepresearch.train.export import write_samples
-    from deepresearch.train.samples import TrainingSample
+    from deepresearch.train.update.export import write_samples
+    from deepresearch.train.update.samples import TrainingSample
     from transformers import AutoTokenizer
 
     rng = random.Random(seed)
@@ -67,8 +67,8 @@ def make_samples(n: int, seed: int, path: Path) -> None:
 def run_ours(samples_path: Path) -> dict:
     import torch
     from deepresearch.train.config import TrainSettings
-    from deepresearch.train.export import read_samples
-    from deepresearch.train.update import GRPOUpdater
+    from deepresearch.train.update.export import read_samples
+    from deepresearch.train.update.updater import GRPOUpdater
 
     samples = read_samples(samples_path)
     cfg = TrainSettings()
@@ -87,7 +87,7 @@ def run_ours(samples_path: Path) -> dict:
 def run_trl(samples_path: Path, batch: int, checkpointing: bool) -> dict:
     import torch
     from datasets import Dataset
-    from deepresearch.train.export import read_samples
+    from deepresearch.train.update.export import read_samples
     from peft import LoraConfig
     from transformers import AutoModelForCausalLM, AutoTokenizer, TrainerCallback
     from trl import GRPOConfig, GRPOTrainer

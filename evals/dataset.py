@@ -175,3 +175,9 @@ def bundled_dataset(name: str) -> tuple[Path, Path]:
         raise DatasetError(f"no bundled dataset {name!r} (bundled: {', '.join(BUNDLED_DATASETS)})")
     folder = resources.files("deepresearch").joinpath(name)
     return Path(str(folder.joinpath("questions.jsonl"))), Path(str(folder.joinpath("corpus.jsonl")))
+
+
+def pool_dir() -> Path:
+    """Where maintainers keep the QA pool: ../shared/data/pool beside the repository (a fresh clone or an
+    installed package has none)."""
+    return Path(__file__).resolve().parents[2] / "shared" / "data" / "pool"

@@ -89,7 +89,7 @@ train_one_round() { compose run --rm -T -e COLUMNS=400 app train --from-runs --r
 # "NAME published" or "NAME kept": the adapter the round trained and whether the gate published it.
 newest_adapter() {
   app_python "from deepresearch.app.settings import get_settings
-from deepresearch.train.registry import AdapterRegistry
+from deepresearch.train.adapters.registry import AdapterRegistry
 registry = AdapterRegistry(get_settings().paths.adapters)
 names = registry.names()
 print(names[-1] if names else '-', 'published' if names and registry.current == names[-1] else 'kept')"

@@ -6,7 +6,7 @@
    answered G times by the real graph with SmolLM2-135M embedded, every role sampling at the training
    temperature, the learning demo's small budget; the groups are saved to OUT/groups.json. Stopped early
    (kill it), `--score-only` takes the finished runs of every group that has at least two.
-2. Scoring: every run's information term (train/information.py) with the rollout's model, then the
+2. Scoring: every run's information term (train/rounds/information.py) with the rollout's model, then the
    round's rewards under outcome only and the default reward, each without and with the information
    term at each of --weights. For each: groups with reward variance (the trainer drops the others), and
    how many keep a non-zero advantage with stratify="searches". For the term itself: its mean on correct
@@ -50,9 +50,9 @@ async def run(args: argparse.Namespace) -> dict:
     from deepresearch.agent.trace.store import TraceStore
     from deepresearch.tools.config import ToolSettings
     from deepresearch.train.config import RewardSettings
-    from deepresearch.train.environment import rollout_environment
-    from deepresearch.train.questions import questions_from_file
-    from deepresearch.train.rollout import RolloutGroup, RolloutSpec, rollout_groups
+    from deepresearch.train.rounds.environment import rollout_environment
+    from deepresearch.train.rounds.questions import questions_from_file
+    from deepresearch.train.rounds.rollout import RolloutGroup, RolloutSpec, rollout_groups
 
     out: Path = args.out
     qfile, corpus = build_world(out / "world", args.questions, 1, args.seed, None)
@@ -92,8 +92,8 @@ async def run(args: argparse.Namespace) -> dict:
         groups = [RolloutGroup.model_validate(g) for g in json.loads(groups_file.read_text())]
         from deepresearch.evals.dataset import load_corpus
         from deepresearch.evals.environment import eval_environment
-        from deepresearch.train.information import InformationScorer
-        from deepresearch.train.scoring import score_groups, search_calls
+        from deepresearch.train.rounds.information import InformationScorer
+        from deepresearch.train.rounds.scoring import RoundScoring, score_groups, search_calls
 
         # The doc ids of findings and citations come from the local web's URLs, as in the trainer.
         async with eval_environment(corpus, load_corpus(corpus), ToolSettings(data_dir=out / "data")) as env:
@@ -112,8 +112,8 @@ async def run(args: argparse.Namespace) -> dict:
             for name, cfg in configs.items():
                 row = {}
                 for stratify in ("none", "searches"):
-                    scores = await score_groups(groups, store, cfg, "group", doc_id_for=doc_id_for,
-                                                information=scorer, stratify=stratify)
+                    scoring = RoundScoring(cfg, "group", stratify, doc_id_for=doc_id_for, information=scorer)
+                    scores = await score_groups(groups, store, scoring)
                     row[f"groups_kept_stratify_{stratify}"] = len(scores.kept)
                 row["reward_mean"] = scores.summary()["reward_mean"]
                 result["configs"][name] = row

@@ -5,7 +5,7 @@
 
 Defaults: comparison questions; only the planner trained (the other roles decode greedily, so a group's
 reward differences are the planner's); the evidence term (share of gold documents found) at 1.0 beside the
-other terms; advantages scaled by the round's std; lr 5e-4; 2 GRPO passes a round (docs/results/README.md).
+other terms; advantages scaled by the round's std; lr 5e-4; 2 GRPO passes a round (dev/results/README.md).
 
 1. The world: the questions' candidate documents (gold + distractors; --world pool: the whole pool corpus)
    served as the local web; the real graph and tools; SmolLM2-135M embedded.
@@ -70,8 +70,8 @@ async def dev_rewards(questions, runtime, policy, *, label: str, doc_id_for, cfg
     seed derives from it); the trainer's reward of each run, through the shared run-and-score path."""
     from deepresearch.agent.graph.run import RunOptions
     from deepresearch.evals.scored_run import run_scored
-    from deepresearch.train.rewards import score_run
-    from deepresearch.train.rollout import run_seed
+    from deepresearch.train.rounds.rewards import score_run
+    from deepresearch.train.rounds.rollout import run_seed
 
     gate = asyncio.Semaphore(concurrency)
 
@@ -124,11 +124,11 @@ async def run(args: argparse.Namespace) -> dict:
     from deepresearch.agent.model.policy import RunPolicy
     from deepresearch.agent.trace.store import TraceStore
     from deepresearch.tools.config import ToolSettings
+    from deepresearch.train.adapters.registry import AdapterRegistry
     from deepresearch.train.config import TrainSettings
-    from deepresearch.train.environment import rollout_environment
-    from deepresearch.train.loop import LoopContext, TrainLoop
-    from deepresearch.train.questions import questions_from_file, round_questions
-    from deepresearch.train.registry import AdapterRegistry
+    from deepresearch.train.rounds.environment import rollout_environment
+    from deepresearch.train.rounds.loop import LoopContext, TrainLoop
+    from deepresearch.train.rounds.questions import questions_from_file, round_questions
 
     started = time.monotonic()
     out = args.out

@@ -75,9 +75,9 @@ class GRPOSettings(BaseModel):
         "None = by device: on with a GPU, off on CPUs"
     )
     answer_choice_lr: float = Field(
-        3e-4, ge=0.0, description="the scored choices' loss (train/answer_choice.py) over the sets the round's "
+        3e-4, ge=0.0, description="the scored choices' loss (choice/answer_choice.py) over the sets the round's "
         "runs logged: the re-ranker's candidates with a question's gold among them, the hop's bridge names "
-        "(train/bridge_examples.py); its own AdamW step size (session 32's best for the LoRA re-ranker); 0 = off"
+        "(choice/bridge_examples.py); its own AdamW step size (session 32's best for the LoRA re-ranker); 0 = off"
     )
     seed: int = 0
 
@@ -135,7 +135,7 @@ class RewardSettings(BaseModel):
 
 def trainable_roles() -> tuple[str, ...]:
     """The agent's prompt roles, whose calls are token samples, and the two scored choices trained by their own
-    loss (answer_choice.py): "answer" (the answer re-ranker's) and "bridge" (the follow-up hop's entity)."""
+    loss (choice/answer_choice.py): "answer" (the answer re-ranker's) and "bridge" (the follow-up hop's entity)."""
     from deepresearch.agent.prompts import ROLES
     from deepresearch.agent.reader import ANSWER_ROLE, BRIDGE_ROLE
 
@@ -187,7 +187,7 @@ class TrainSettings(BaseModel):
     watch_min_new_runs: int = Field(4, ge=1, description="--watch: new logged questions needed for a round")
 
     def trains_choice(self, role: str) -> bool:
-        """A scored choice's loss (answer_choice.py) is on: a step size, and its role not left out."""
+        """A scored choice's loss (choice/answer_choice.py) is on: a step size, and its role not left out."""
         trained = self.rewards.trained_roles()
         return self.grpo.answer_choice_lr > 0 and (trained is None or role in trained)
 

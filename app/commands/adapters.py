@@ -8,12 +8,19 @@ import typer
 from deepresearch.app.console import fail, out
 from deepresearch.app.settings import get_settings
 
-adapters_app = typer.Typer(help="LoRA adapters trained by `deepresearch train`: list, serve one, roll back.",
-                           no_args_is_help=True, epilog="""Examples:
+adapters_app = typer.Typer(
+    help="LoRA adapters trained by `deepresearch train`: list, serve one, roll back; average, cut, scale, measure.",
+    no_args_is_help=True,
+    epilog="""Examples:
   deepresearch adapters list                    (* marks the one that answers)
   deepresearch adapters use grpo-0003
   deepresearch adapters use base                (answer with the plain model)
-  deepresearch adapters rollback                (serve again what was served before)""")
+  deepresearch adapters rollback                (serve again what was served before)
+  deepresearch adapters soup --out /tmp/soup /tmp/seed0/adapter /tmp/seed1/adapter /tmp/seed2/adapter
+  deepresearch adapters compress --rank 32 --dtype bf16 --out /tmp/small /tmp/soup
+  deepresearch adapters measure /tmp/small --bridges
+`deepresearch train` publishes adapters here; a new data directory starts with the shipped starter adapter.""",
+)
 
 
 def _registry():
@@ -29,7 +36,7 @@ def _fmt(value: float | None) -> str:
 @adapters_app.command("list")
 def list_adapters() -> None:
     """One adapter a line: name, created, step, mean train reward, dev gate result; * = served."""
-    from deepresearch.train.registry import RegistryError
+    from deepresearch.train.adapters.registry import RegistryError
 
     try:
         items = _registry().list()
@@ -58,7 +65,7 @@ async def _load_into_server(name: str | None) -> str:
     from deepresearch.agent.model.base import ModelError
     from deepresearch.agent.trace.redact import redact_urls
     from deepresearch.app.runtime import build_model_from
-    from deepresearch.train.publish import serve_adapter
+    from deepresearch.train.adapters.publish import serve_adapter
 
     model = build_model_from(settings.model_copy(update={"model": settings.model.model_copy(update={"adapter": None})}))
     try:
@@ -74,7 +81,7 @@ async def _load_into_server(name: str | None) -> str:
 def use(name: str = typer.Argument(..., help="adapter name (see `deepresearch adapters list`), or 'base'")) -> None:
     """Serve NAME from now on ('base' = the base model, no adapter)."""
     from deepresearch.agent.model.policy import AdapterMode
-    from deepresearch.train.registry import RegistryError
+    from deepresearch.train.adapters.registry import RegistryError
 
     target = None if name == AdapterMode.BASE else name
     try:
@@ -88,7 +95,7 @@ def use(name: str = typer.Argument(..., help="adapter name (see `deepresearch ad
 @adapters_app.command("rollback")
 def rollback() -> None:
     """Serve again what was served before the current adapter."""
-    from deepresearch.train.registry import RegistryError
+    from deepresearch.train.adapters.registry import RegistryError
 
     try:
         state = _registry().rollback()
@@ -99,4 +106,11 @@ def rollback() -> None:
 
 
 def register(app: typer.Typer) -> None:
+    from .adapter_soup import COMPRESS_EXAMPLES, SCALE_EXAMPLES, SOUP_EXAMPLES, compress, scale, soup
+    from .train_choices import MEASURE_EXAMPLES, measure
+
+    adapters_app.command("soup", epilog=SOUP_EXAMPLES)(soup)
+    adapters_app.command("compress", epilog=COMPRESS_EXAMPLES)(compress)
+    adapters_app.command("scale", epilog=SCALE_EXAMPLES)(scale)
+    adapters_app.command("measure", epilog=MEASURE_EXAMPLES)(measure)
     app.add_typer(adapters_app, name="adapters")

@@ -65,7 +65,7 @@ def answering_adapter(flag: str | None, settings: Settings) -> tuple[str | None,
     else the served one (the registry's current: what `deepresearch train` last published), as for `ask`.
     Returns the adapter's name and folder (None: nothing to load) and the choice, scoped to its roles."""
     from deepresearch.agent.model.policy import AdapterChoice, AdapterMode
-    from deepresearch.train.registry import adapter_choice
+    from deepresearch.train.adapters.registry import adapter_choice
 
     from ..runtime import with_served_adapter
 

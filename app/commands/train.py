@@ -34,8 +34,8 @@ if TYPE_CHECKING:
     from deepresearch.agent.trace.store import TraceStore
     from deepresearch.app.settings import Settings
     from deepresearch.train.config import TrainSettings
-    from deepresearch.train.questions import TrainQuestion
-    from deepresearch.train.replay import ReplayToolboxes
+    from deepresearch.train.rounds.questions import TrainQuestion
+    from deepresearch.train.rounds.replay import ReplayToolboxes
 
 PHASES = ("rollout", "score", "update", "eval")
 
@@ -53,7 +53,7 @@ class TrainJob:
     watch: bool
     resume: bool
     export_dir: Path | None  # --export-samples
-    replay: bool  # logged questions searched as their runs searched (train/replay.py)
+    replay: bool  # logged questions searched as their runs searched (train/rounds/replay.py)
     hours: float | None  # bound on this invocation
 
 
@@ -78,6 +78,7 @@ class RichPhases:
 
 
 def train(
+    ctx: typer.Context,
     questions: Path | None = typer.Option(None, "--questions", help="QA jsonl: question, answer, gold_doc_ids …"),
     dataset: str | None = typer.Option(None, "--dataset", help="a bundled QA set with its corpus, instead of "
                                        "--questions/--corpus: demo"),
@@ -118,6 +119,8 @@ def train(
                                                "here as Parquet in verl's layout (round-NNNN.parquet)"),
 ) -> None:
     """Train the policy model's LoRA adapter with GRPO on its own rollouts; publish it if evals do not regress."""
+    if ctx.invoked_subcommand is not None:  # `train choices`: this group's options are not its
+        return
     if dataset is not None:
         from deepresearch.app.console import dataset_paths
 
@@ -140,7 +143,7 @@ def train(
                            per_round=per_round, launcher=launcher, accelerate_config=accelerate_config,
                            num_processes=num_processes, train_roles=train_roles)
     if cfg.launch.launcher == "accelerate":
-        from deepresearch.train.launch import accelerate_config_path
+        from deepresearch.train.update.launch import accelerate_config_path
 
         try:
             accelerate_config_path(cfg.launch.accelerate_config)
@@ -150,7 +153,7 @@ def train(
     if not no_gate:
         dev_set = resolve_dev_set(cfg, dev or cfg.publish.dev_questions or questions, dev_split or None,
                            dev_corpus or corpus or cfg.publish.dev_corpus, dev_size)
-    # Logged questions are replayed against the search backends their runs used (train/replay.py), unless a
+    # Logged questions are replayed against the search backends their runs used (train/rounds/replay.py), unless a
     # corpus or an index is named for the local web.
     replay = from_runs and corpus is None and index is None and cfg.rollout.index is None
     index_name = None if corpus is not None or replay else (index or cfg.rollout.index or settings.index)
@@ -171,12 +174,12 @@ async def _train(store: TraceStore, settings: Settings, cfg: TrainSettings, job:
     from deepresearch.agent.model.base import ModelError
     from deepresearch.app.runtime import adapter_registry, build_model_from
     from deepresearch.tools.index.store import IndexNotFound
-    from deepresearch.train.checkpoint import Checkpoint, CheckpointError, question_stream, resumable
-    from deepresearch.train.environment import rollout_environment
-    from deepresearch.train.loop import LoopContext, RoundReport, TrainLoop
-    from deepresearch.train.questions import questions_from_runs
-    from deepresearch.train.replay import replay_environment
-    from deepresearch.train.rounds import TimeBudget, fixed_rounds, watch_rounds
+    from deepresearch.train.rounds.checkpoint import Checkpoint, CheckpointError, question_stream, resumable
+    from deepresearch.train.rounds.environment import rollout_environment
+    from deepresearch.train.rounds.loop import LoopContext, RoundReport, TrainLoop
+    from deepresearch.train.rounds.questions import questions_from_runs
+    from deepresearch.train.rounds.replay import replay_environment
+    from deepresearch.train.rounds.schedule import TimeBudget, fixed_rounds, watch_rounds
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from_runs_items = job.items is None
@@ -250,12 +253,12 @@ async def _train(store: TraceStore, settings: Settings, cfg: TrainSettings, job:
 
 
 def _replayer(settings: Settings, items: list[TrainQuestion]) -> ReplayToolboxes:
-    """Logged questions are replayed each in the search set-up its run recorded (train/replay.py): its
+    """Logged questions are replayed each in the search set-up its run recorded (train/rounds/replay.py): its
     backend chain and SearxNG URL, or its local index only for `ask --offline` runs; keys and questions
     whose runs recorded nothing use today's settings."""
     from deepresearch.app.runtime import ensure_index
-    from deepresearch.train.questions import SearchSource
-    from deepresearch.train.replay import ReplayToolboxes
+    from deepresearch.train.rounds.questions import SearchSource
+    from deepresearch.train.rounds.replay import ReplayToolboxes
 
     today = SearchSource.from_snapshot({"tools": {"search": settings.tools.search.model_dump(mode="json")},
                                         "index": settings.index}) or SearchSource()
@@ -282,9 +285,15 @@ TRAIN_EXAMPLES = """Examples:
   deepresearch train --from-runs --since 7d        (replay what people asked, with their feedback)
   deepresearch train --from-runs --watch           (keep training as new runs and feedback arrive)
   deepresearch train --questions qa.jsonl --corpus corpus.jsonl --train-roles planner
+  deepresearch train choices --out /tmp/choices --bridges   (the answer and bridge choice alone, on QA questions)
   deepresearch adapters list | adapters rollback
 Training needs token ids and logprobs: the embedded model or a vLLM server (deepresearch serve-model)."""
 
 
 def register(app: typer.Typer) -> None:
-    app.command("train", epilog=TRAIN_EXAMPLES)(train)
+    from .train_choices import CHOICES_EXAMPLES, choices
+
+    train_app = typer.Typer(invoke_without_command=True)
+    train_app.callback(epilog=TRAIN_EXAMPLES)(train)
+    train_app.command("choices", epilog=CHOICES_EXAMPLES)(choices)
+    app.add_typer(train_app, name="train")

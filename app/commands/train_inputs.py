@@ -10,9 +10,9 @@ from deepresearch.app.console import err, fail
 
 if TYPE_CHECKING:
     from deepresearch.app.settings import Settings
+    from deepresearch.train.adapters.publish import DevSet
     from deepresearch.train.config import TrainSettings
-    from deepresearch.train.publish import DevSet
-    from deepresearch.train.questions import TrainQuestion
+    from deepresearch.train.rounds.questions import TrainQuestion
 
 
 def demo_dev_note(size: int, dev_questions: int) -> str:
@@ -98,7 +98,7 @@ def check_index(settings: Settings, name: str) -> None:
 def resolve_dev_set(
     cfg: TrainSettings, dev: Path | None, split: str | None, corpus: Path | None, size: int | None
 ) -> DevSet:
-    from deepresearch.train.publish import DevSet
+    from deepresearch.train.adapters.publish import DevSet
 
     p = cfg.publish
     if dev is None:  # nothing names one (--from-runs): the bundled demo set, with its own corpus
@@ -119,7 +119,7 @@ def resolve_dev_set(
 
 def load_questions(path: Path, split: str | None) -> list[TrainQuestion]:
     from deepresearch.evals.dataset import DatasetError
-    from deepresearch.train.questions import questions_from_file
+    from deepresearch.train.rounds.questions import questions_from_file
 
     try:
         items = questions_from_file(path, split=split)

@@ -121,7 +121,7 @@ def test_runs_are_answered_by_the_published_adapter(tmp_path):
     from deepresearch.app.commands.ask import apply_overrides
     from deepresearch.app.runtime import answering_policy, with_served_adapter
     from deepresearch.app.settings import load_settings
-    from deepresearch.train.registry import AdapterRegistry
+    from deepresearch.train.adapters.registry import AdapterRegistry
 
     settings = load_settings(data_dir=tmp_path)
     assert with_served_adapter(settings).model.adapter is None  # nothing published: the base model

@@ -61,7 +61,7 @@ async def test_an_adapter_trained_for_the_bridge_chooses_the_hop_by_its_scores(t
         assert decision["options"] == offered and decision["search"] == hop
         assert [s["bridge"] for s in result.plan if s.get("bridge")] == [hop]
         bridge_calls = [adapter for prompt, adapter in model.scored if prompt.endswith("Look up:")]
-        # What the trainer scores again (train/bridge_examples.py): each name's sentence and features, and the
+        # What the trainer scores again (train/choice/bridge_examples.py): each name's sentence and features, and the
         # sources read before the hop.
         logged = decision["candidates"]
         assert [c["text"] for c in logged] == offered and all(c["text"] in c["quote"] for c in logged)

@@ -1,11 +1,14 @@
-"""Run the real `deepresearch` console entry point in a child process, isolated from the user's setup."""
+"""Run the real `deepresearch` console entry point, in a child process or in-process, isolated from the user's
+setup."""
 
 from __future__ import annotations
 
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 
 def clean_env(tmp: Path, **extra: str) -> dict[str, str]:
@@ -33,3 +36,23 @@ def one_error_line(proc: subprocess.CompletedProcess[str]) -> str:
     assert len(lines) == 1, proc.stderr[-3000:]
     assert lines[0].startswith("error: "), lines[0]
     return lines[0]
+
+
+def in_process_cli(tmp: Path, monkeypatch: Any) -> Callable[..., Any]:
+    """The real `deepresearch` app called in-process (typer's CliRunner), with a fresh data directory under `tmp`:
+    `run("adapters", "soup", …)` → the result (exit_code, stdout, stderr)."""
+    from deepresearch.app import settings as app_settings
+    from deepresearch.app.cli import app
+    from typer.testing import CliRunner
+
+    monkeypatch.setenv("DEEPRESEARCH_DATA_DIR", str(tmp / "data"))
+    monkeypatch.setattr(app_settings, "_current", None)
+    runner = CliRunner()
+    return lambda *args: runner.invoke(app, list(map(str, args)))
+
+
+def one_line_failure(result: Any, text: str) -> None:
+    """An in-process command failed with exit 2 and exactly the line `error: text` on stderr."""
+    assert result.exit_code == 2, result.output
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert lines == [f"error: {text}"], result.stderr

@@ -18,7 +18,7 @@ from typing import Any
 
 from deepresearch.agent.trace.store import TraceStore
 from deepresearch.evals.scored_run import facts_from_trace
-from deepresearch.train.samples import samples_from_events
+from deepresearch.train.update.samples import samples_from_events
 
 from .fake_openai import fake_openai_server
 from .helpers import clean_env, cli

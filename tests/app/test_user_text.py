@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
-from deepresearch.train.starter import packaged_starter
+from deepresearch.train.adapters.starter import packaged_starter
 
 from .helpers import clean_env, cli
 from .test_help import COMMANDS, help_of

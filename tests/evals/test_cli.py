@@ -126,7 +126,7 @@ def test_eval_answers_with_the_served_adapter_unless_told(tmp_path: Path) -> Non
     from deepresearch.agent.model.policy import AdapterChoice
     from deepresearch.app.commands.eval import answering_adapter
     from deepresearch.app.settings import load_settings
-    from deepresearch.train.registry import AdapterRegistry
+    from deepresearch.train.adapters.registry import AdapterRegistry
 
     settings = load_settings(data_dir=tmp_path)
     assert answering_adapter(None, settings) == (None, None, AdapterChoice.active())  # nothing published

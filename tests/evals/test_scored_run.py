@@ -20,8 +20,8 @@ from deepresearch.agent.trace.store import TraceStore
 from deepresearch.evals.dataset import EvalQuestion
 from deepresearch.evals.scored_run import answer_scores, facts_from_trace, run_scored
 from deepresearch.train.config import TrainSettings
-from deepresearch.train.questions import TrainQuestion
-from deepresearch.train.rewards import score_run
+from deepresearch.train.rounds.questions import TrainQuestion
+from deepresearch.train.rounds.rewards import score_run
 
 WEB = "http://127.0.0.1:9999"
 DEMO = Path(__file__).resolve().parents[2] / "scripts" / "learning_demo.py"

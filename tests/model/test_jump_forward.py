@@ -229,8 +229,8 @@ async def test_a_forced_run_is_cut_at_max_tokens(mode, forced, embedded, plain):
 
 
 def test_the_trainer_puts_no_loss_on_marked_forced_tokens():
-    from deepresearch.train.batching import loss_positions
-    from deepresearch.train.samples import samples_from_events
+    from deepresearch.train.update.batching import loss_positions
+    from deepresearch.train.update.samples import samples_from_events
 
     payload = {"role": "extractor", "prompt_token_ids": [1, 2], "completion_token_ids": [5, 6, 7, 8],
                "logprobs": [0.0, -0.7, 0.0, -1e-6], "forced_positions": [0, 2], "finish_reason": "stop"}

@@ -120,7 +120,7 @@ async def test_runtime_lora_load_and_unload(client, embedded, lora_dir, model_di
 async def test_the_starter_adapter_scores_alike_on_vllm_and_the_embedded_engine(client, embedded):
     # The packaged starter is stored in bf16 at rank 32: both backends cast it to the model's fp32 on load. It
     # answers for the answer and bridge choices, which the graph makes by scoring continuations.
-    from deepresearch.train.starter import packaged_starter
+    from deepresearch.train.adapters.starter import packaged_starter
 
     starter = packaged_starter()
     assert starter is not None

@@ -10,9 +10,10 @@ import math
 import pytest
 import torch
 from deepresearch.agent.reader import ANSWER_ROLE, LIKELIHOOD_WEIGHT, TEMPLATE, Candidate
-from deepresearch.train.answer_choice import (
+from deepresearch.train.choice.answer_choice import (
     ChoiceExample,
     ChoiceScorer,
+    ChoiceTraining,
     choice_loss,
     save_choice_adapter,
     top1_hits,
@@ -135,7 +136,7 @@ def test_training_moves_the_pick_to_the_correct_candidate_and_saves_a_scoped_ada
     choice, _ = scorer
     assert top1_hits(choice, [EXAMPLE]) == 0  # the features prefer "Otto Brandt"
     ends: list[tuple[int, bool]] = []  # (pass, policy in train mode) at every epoch_end
-    stats = train_choice(choice, [EXAMPLE], lr=2e-3, batch=1, epochs=6,
+    stats = train_choice(choice, [EXAMPLE], ChoiceTraining(lr=2e-3, batch=1, epochs=6),
                          epoch_end=lambda n: ends.append((n, choice.policy.training)))
     assert stats.steps == 6 and stats.examples == 1
     assert ends == [(n, False) for n in range(1, 7)]  # measured after each pass, in eval mode

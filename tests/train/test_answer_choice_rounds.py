@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import torch
 from deepresearch.agent.trace.store import TraceStore
-from deepresearch.train.answer_choice import (
+from deepresearch.train.choice.answer_choice import (
     ChoiceExample,
     ChoiceScorer,
     logged_examples,
@@ -17,8 +17,8 @@ from deepresearch.train.answer_choice import (
     top1_hits,
     write_choice_examples,
 )
-from deepresearch.train.loop import RoundReport
-from deepresearch.train.update import CHOICE_OPTIMIZER_STATE, GRPOUpdater, UpdateStats
+from deepresearch.train.rounds.loop import RoundReport
+from deepresearch.train.update.updater import CHOICE_OPTIMIZER_STATE, GRPOUpdater, UpdateStats
 
 from .test_answer_choice import EXAMPLE, MIXED
 from .test_update import lora_weights as lora
@@ -99,20 +99,20 @@ def test_a_round_with_only_candidate_sets_steps_the_adapter(tiny_chat: Path):
     assert largest_difference(before, lora(updater)) > 0
 
 
-def test_the_loops_choice_steps_are_the_scripts_training_pass(tiny_chat: Path):
-    """One round's choice steps = one pass of train_choice (scripts/train_answer_choice.py, whose adapter was
+def test_the_loops_choice_steps_are_the_choice_trainers_pass(tiny_chat: Path):
+    """One round's choice steps = one pass of train_choice (`deepresearch train choices`, whose adapter was
     measured in the graph) over the same examples in the same order: same optimiser, batch, clipping."""
     import random
 
-    from deepresearch.train.answer_choice import train_choice
-    from deepresearch.train.update import load_policy
+    from deepresearch.train.choice.answer_choice import ChoiceTraining, train_choice
+    from deepresearch.train.policy import load_policy
     from transformers import PreTrainedTokenizerFast
 
     cfg = settings()
     examples = [EXAMPLE, MIXED, EXAMPLE, MIXED, MIXED]
     policy = load_policy(tiny_chat, cfg.lora, None, seed=cfg.grpo.seed)
     scorer = ChoiceScorer(policy, PreTrainedTokenizerFast.from_pretrained(str(tiny_chat)), 2)
-    train_choice(scorer, examples, lr=cfg.grpo.answer_choice_lr, batch=4, epochs=1, seed=7)
+    train_choice(scorer, examples, ChoiceTraining(lr=cfg.grpo.answer_choice_lr, batch=4, epochs=1, seed=7))
     order = list(examples)
     random.Random(7).shuffle(order)  # train_choice's order
     updater = GRPOUpdater(tiny_chat, cfg)
@@ -148,7 +148,7 @@ def test_a_resumed_update_continues_the_choice_optimiser_exactly(tiny_chat: Path
 
 # --- the real 135M model -------------------------------------------------------------------------
 def test_the_loops_choice_steps_move_the_real_models_pick():
-    """What scripts/train_answer_choice.py showed, through the trainer's own update: the features prefer
+    """What `deepresearch train choices` showed, through the trainer's own update: the features prefer
     the founder, the loss moves the pick to the firm."""
     from deepresearch.agent.model.embedded.loaders.packaged_model import embedded_model_dir
     from transformers import PreTrainedTokenizerFast
@@ -167,7 +167,7 @@ def test_the_loops_choice_steps_move_the_real_models_pick():
 def test_two_processes_step_the_choice_loss_as_one(tiny_chat: Path, tmp_path: Path):
     """`--launcher accelerate`: the sets reach the update processes (a JSON file), each steps on all of them and
     the averaged gradients keep the replicas equal to one process's update."""
-    from deepresearch.train.launch import Launcher, launch_update
+    from deepresearch.train.update.launch import Launcher, launch_update
     from safetensors.torch import load_file
 
     cfg = settings()

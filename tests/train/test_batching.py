@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from deepresearch.train.batching import collate, micro_batches, optimiser_steps, plan_step, shard, trainable
 from deepresearch.train.config import GRPOSettings
+from deepresearch.train.update.batching import collate, micro_batches, optimiser_steps, plan_step, shard, trainable
 
 from .tiny_model import random_samples
 
@@ -61,7 +61,7 @@ def test_collate_lays_out_completion_tokens_after_their_prompts():
 
 
 def test_micro_batch_count_matches_what_a_round_runs():
-    from deepresearch.train.batching import count_micro_batches
+    from deepresearch.train.update.batching import count_micro_batches
 
     samples = random_samples(n_groups=3)
     cfg = GRPOSettings(per_device_train_batch_size=2, gradient_accumulation_steps=2, num_iterations=2)

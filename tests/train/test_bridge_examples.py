@@ -1,10 +1,9 @@
-"""The bridge choice's training sets (train/bridge_examples.py): the names the graph would offer for the hop,
+"""The bridge choice's training sets (train/choice/bridge_examples.py): the names the graph would offer for the hop,
 each correct when searching it finds a gold document the question's own search did not; from simulated
 evidence, and from the hops rollouts logged (searched again with the real local-corpus tools)."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
@@ -13,8 +12,9 @@ from deepresearch.agent.reader import BRIDGE_TEMPLATE, bridge_options, normalise
 from deepresearch.agent.trace.store import TraceStore
 from deepresearch.evals.dataset import bundled_dataset
 from deepresearch.tools.config import ToolSettings
-from deepresearch.train.bridge_examples import HopOutcomes, bridge_example, logged_bridge_examples
-from deepresearch.train.simulated_evidence import SimulatedSearch
+from deepresearch.train.choice.bridge_examples import HopOutcomes, bridge_example, logged_bridge_examples
+from deepresearch.train.choice.simulated_evidence import SimulatedSearch
+from deepresearch.train.choice.trainer import ChoiceQuestions, answer_sets, bridge_sets
 
 QUESTION = "In what year did the playwright who wrote The City Heiress die?"
 DOCS = [
@@ -49,14 +49,11 @@ def test_a_name_is_correct_when_its_search_finds_a_new_gold_document(tmp_path):
 
 
 def test_bridge_sets_hold_out_the_questions_the_answer_sets_hold_out():
-    script_path = Path(__file__).resolve().parents[2] / "scripts" / "train_answer_choice.py"
-    spec = importlib.util.spec_from_file_location("train_answer_choice", script_path)
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
     questions, corpus_path = bundled_dataset("demo")
-    answers = script.examples(questions, corpus_path, limit=60, k=5, seed=0)
+    spec = ChoiceQuestions(questions=questions, corpus=corpus_path, limit=60, candidates=5, seed=0)
+    answers = answer_sets(spec)
     held = {ex.question for ex in answers[:20]}
-    bridges_held, bridges_train = script.bridge_sets(questions, corpus_path, 60, 0, None, held)
+    bridges_held, bridges_train = bridge_sets(spec, held)
     assert bridges_held and bridges_train
     assert {ex.question for ex in bridges_held} <= held and not {ex.question for ex in bridges_train} & held
     assert all(ex.template == BRIDGE_TEMPLATE for ex in bridges_held + bridges_train)

@@ -8,7 +8,8 @@ import json
 from pathlib import Path
 
 import pytest
-from deepresearch.train.checkpoint import (
+from deepresearch.train.config import RolloutSettings, TrainSettings
+from deepresearch.train.rounds.checkpoint import (
     LOOP_FILE,
     Checkpoint,
     CheckpointError,
@@ -16,10 +17,9 @@ from deepresearch.train.checkpoint import (
     question_stream,
     resumable,
 )
-from deepresearch.train.config import RolloutSettings, TrainSettings
-from deepresearch.train.loop import RoundReport
-from deepresearch.train.questions import TrainQuestion, round_questions
-from deepresearch.train.rounds import TimeBudget, fixed_rounds
+from deepresearch.train.rounds.loop import RoundReport
+from deepresearch.train.rounds.questions import TrainQuestion, round_questions
+from deepresearch.train.rounds.schedule import TimeBudget, fixed_rounds
 
 
 def stage_updater(ckpt: Checkpoint, weights: str) -> None:

@@ -134,7 +134,7 @@ def test_bad_question_file_content(cli, qfile, tmp_path, data_dir):
 
 def test_bad_resume_and_hours(cli, qfile, data_dir):
     from deepresearch.tools.index.store import DB_FILE
-    from deepresearch.train.checkpoint import Checkpoint, LoopState
+    from deepresearch.train.rounds.checkpoint import Checkpoint, LoopState
 
     (data_dir / "indexes" / "mine").mkdir(parents=True)
     (data_dir / "indexes" / "mine" / DB_FILE).write_text("")
@@ -150,8 +150,8 @@ def test_bad_resume_and_hours(cli, qfile, data_dir):
 
 def test_resume_with_every_round_done_says_so_without_loading_a_model(cli, qfile, data_dir):
     from deepresearch.tools.index.store import DB_FILE
-    from deepresearch.train.checkpoint import Checkpoint, LoopState, question_stream
     from deepresearch.train.config import TrainSettings
+    from deepresearch.train.rounds.checkpoint import Checkpoint, LoopState, question_stream
 
     (data_dir / "indexes" / "mine").mkdir(parents=True)
     (data_dir / "indexes" / "mine" / DB_FILE).write_text("")
@@ -245,8 +245,8 @@ def test_adapters_list_use_rollback(cli, data_dir):
 
 
 def test_round_line_says_how_many_samples_were_trained():
-    from deepresearch.train.loop import RoundReport
-    from deepresearch.train.update import UpdateStats
+    from deepresearch.train.rounds.loop import RoundReport
+    from deepresearch.train.update.updater import UpdateStats
 
     stats = UpdateStats(optimizer_steps=1, samples=2, processed_tokens=600, seconds=6.0)
     scoped = RoundReport(round=1, rollout_runs=2, samples=18, update=stats, adapter="grpo-0001", published=True)

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 import torch
-from deepresearch.train.batching import optimiser_steps, plan_step
 from deepresearch.train.config import GRPOSettings, TrainSettings
-from deepresearch.train.device import GPU_MICRO_BATCH, DevicePlan, device_plan, micro_batch_size
-from deepresearch.train.update import GRPOUpdater
+from deepresearch.train.update.batching import optimiser_steps, plan_step
+from deepresearch.train.update.device import GPU_MICRO_BATCH, DevicePlan, device_plan, micro_batch_size
+from deepresearch.train.update.updater import GRPOUpdater
 
 from .tiny_model import random_samples, save_tiny_llama
 

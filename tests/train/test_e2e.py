@@ -51,12 +51,12 @@ async def test_two_rounds_publish_and_next_runs_record_the_adapter(tmp_path):
     from deepresearch.agent.model.policy import RunPolicy
     from deepresearch.agent.trace.store import TraceStore
     from deepresearch.tools.config import ToolSettings
+    from deepresearch.train.adapters.publish import DevSet
+    from deepresearch.train.adapters.registry import AdapterRegistry
     from deepresearch.train.config import TrainSettings
-    from deepresearch.train.environment import rollout_environment
-    from deepresearch.train.loop import LoopContext, TrainLoop
-    from deepresearch.train.publish import DevSet
-    from deepresearch.train.questions import questions_from_file, round_questions
-    from deepresearch.train.registry import AdapterRegistry
+    from deepresearch.train.rounds.environment import rollout_environment
+    from deepresearch.train.rounds.loop import LoopContext, TrainLoop
+    from deepresearch.train.rounds.questions import questions_from_file, round_questions
 
     questions, corpus = small_pool(tmp_path / "pool")
     model_dir = embedded_model_dir(model_cache_dir())
@@ -120,7 +120,7 @@ async def _publish_to_vllm(model_dir: Path, registry, tmp_path: Path, question: 
     from deepresearch.agent.model.remote.openai_client import OpenAIChatModel
     from deepresearch.agent.model.remote.server import VLLMServer, VLLMServeSettings, vllm_installed
     from deepresearch.agent.model.types import Sampling
-    from deepresearch.train.publish import serve_adapter
+    from deepresearch.train.adapters.publish import serve_adapter
 
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

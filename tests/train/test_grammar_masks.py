@@ -10,7 +10,7 @@ import os
 
 import pytest
 import torch
-from deepresearch.train.grammar_masks import pack_bits, unpack_bits
+from deepresearch.train.update.grammar_masks import pack_bits, unpack_bits
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -68,10 +68,10 @@ def _completions(model_dir, max_tokens: int, bf16_products: str = "off") -> list
 # "on": the engine's prefills in bf16 (embedded/layers/bf16.py), the trainer's log π_old in fp32 all the same.
 @pytest.mark.parametrize("bf16_products", ["off", "on"])
 def test_trainer_logps_over_the_allowed_tokens_match_the_sampler(model_dir, bf16_products: str):
-    from deepresearch.train.batching import loss_positions
     from deepresearch.train.config import TrainSettings
-    from deepresearch.train.samples import TrainingSample
-    from deepresearch.train.update import GRPOUpdater
+    from deepresearch.train.update.batching import loss_positions
+    from deepresearch.train.update.samples import TrainingSample
+    from deepresearch.train.update.updater import GRPOUpdater
 
     # max_tokens 24: the free string runs into the engine's closing reserve, so narrowed positions are replayed.
     completions = _completions(model_dir, max_tokens=24, bf16_products=bf16_products)

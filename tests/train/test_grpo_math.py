@@ -7,7 +7,7 @@ import math
 import pytest
 import torch
 from deepresearch.train.config import GRPOSettings
-from deepresearch.train.grpo import TokenBatch, group_advantages, grpo_loss, loss_normaliser
+from deepresearch.train.update.grpo import TokenBatch, group_advantages, grpo_loss, loss_normaliser
 
 
 def flat_batch(lengths: list[int], advantages: list[float], weights: list[float] | None = None,

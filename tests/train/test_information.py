@@ -13,12 +13,12 @@ from deepresearch.agent.reader import TEMPLATE
 from deepresearch.agent.trace.store import TraceStore
 from deepresearch.tools.base import ToolOutcome
 from deepresearch.train.config import RewardSettings
-from deepresearch.train.grpo import group_advantages
-from deepresearch.train.information import InformationScorer, evidence_text
-from deepresearch.train.questions import TrainQuestion
-from deepresearch.train.rewards import score_run
-from deepresearch.train.rollout import RolloutGroup
-from deepresearch.train.scoring import score_groups, search_calls
+from deepresearch.train.rounds.information import InformationScorer, evidence_text
+from deepresearch.train.rounds.questions import TrainQuestion
+from deepresearch.train.rounds.rewards import score_run
+from deepresearch.train.rounds.rollout import RolloutGroup
+from deepresearch.train.rounds.scoring import RoundScoring, score_groups, search_calls
+from deepresearch.train.update.grpo import group_advantages
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -117,8 +117,8 @@ async def test_term_is_absent_when_the_backend_cannot_score(store, error):
     runs = [run_with(store, "London", [EVIDENCE]), run_with(store, "Paris", [EVIDENCE])]
     model = FakeScorer(TABLE, error=error)
     cfg = OUTCOME_ONLY.model_copy(update={"information": 1.0})
-    scores = await score_groups([RolloutGroup(group_id="g", question=Q, run_ids=runs)], store, cfg, "none",
-                                information=InformationScorer(model, adapter=None))
+    scoring = RoundScoring(cfg, "none", information=InformationScorer(model, adapter=None))
+    scores = await score_groups([RolloutGroup(group_id="g", question=Q, run_ids=runs)], store, scoring)
     for r in scores.groups[0].rewards:
         assert "information" not in r.terms  # absent, not zero
     assert [r.total for r in scores.groups[0].rewards] == [1.0, 0.0]
@@ -130,8 +130,9 @@ async def test_information_is_logged_and_can_split_a_group_the_outcome_cannot(st
     runs = [run_with(store, "Paris", [EVIDENCE]), run_with(store, "Paris", [])]
     cfg = OUTCOME_ONLY.model_copy(update={"information": 1.0})
     group = RolloutGroup(group_id="g", question=Q, run_ids=runs)
-    assert (await score_groups([group], store, OUTCOME_ONLY, "none")).groups[0].advantages is None
-    scores = await score_groups([group], store, cfg, "none", information=InformationScorer(FakeScorer(TABLE), None))
+    assert (await score_groups([group], store, RoundScoring(OUTCOME_ONLY, "none"))).groups[0].advantages is None
+    scoring = RoundScoring(cfg, "none", information=InformationScorer(FakeScorer(TABLE), None))
+    scores = await score_groups([group], store, scoring)
     assert scores.groups[0].advantages == pytest.approx([0.125, -0.125])  # rewards 0.25, 0: both wrong
     assert store.events(runs[0], "reward")[-1].payload["terms"]["information"] == pytest.approx(0.25)
 
@@ -160,9 +161,9 @@ async def test_score_phase_stratifies_by_search_calls(store):
             run_with(store, "London", [], searches=3)]
     assert [search_calls(store, r) for r in runs] == [1, 1, 3]  # "open" calls do not count
     group = RolloutGroup(group_id="g", question=Q, run_ids=runs)
-    scores = await score_groups([group], store, OUTCOME_ONLY, "none", stratify="searches")
+    scores = await score_groups([group], store, RoundScoring(OUTCOME_ONLY, "none", "searches"))
     assert scores.groups[0].advantages == pytest.approx([0.5, -0.5, 0.0])
-    plain = await score_groups([group], store, OUTCOME_ONLY, "none")
+    plain = await score_groups([group], store, RoundScoring(OUTCOME_ONLY, "none"))
     assert plain.groups[0].advantages == pytest.approx([1 / 3, -2 / 3, 1 / 3])
 
 

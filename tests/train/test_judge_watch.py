@@ -9,8 +9,8 @@ from deepresearch.agent.model.base import ChatModel
 from deepresearch.agent.model.types import ChatRequest, Completion
 from deepresearch.agent.trace.store import TraceStore
 from deepresearch.train.config import TrainSettings
-from deepresearch.train.judge import judge_group
-from deepresearch.train.loop import RoundReport
+from deepresearch.train.rounds.judge import judge_group
+from deepresearch.train.rounds.loop import RoundReport
 
 
 class ScriptedJudge(ChatModel):
@@ -67,7 +67,7 @@ class Bar:
 
 
 async def test_watch_trains_when_enough_new_questions_or_feedback_arrive(tmp_path: Path):
-    from deepresearch.train.rounds import watch_rounds
+    from deepresearch.train.rounds.schedule import watch_rounds
 
     store = TraceStore(tmp_path / "t.db")
     cfg = TrainSettings(watch_poll_s=0.05, watch_min_new_runs=2)

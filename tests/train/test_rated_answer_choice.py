@@ -10,8 +10,8 @@ from pathlib import Path
 
 from deepresearch.agent.graph.events import AnswerScored, read_events
 from deepresearch.agent.trace.store import TraceStore
-from deepresearch.train.questions import TRAIN_TAG, TrainQuestion
-from deepresearch.train.registry import AdapterRegistry
+from deepresearch.train.adapters.registry import AdapterRegistry
+from deepresearch.train.rounds.questions import TRAIN_TAG, TrainQuestion
 
 from ..app.helpers import clean_env, cli
 

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from deepresearch.train.registry import AdapterRegistry, RegistryError
+from deepresearch.train.adapters.registry import AdapterRegistry, RegistryError
 
 
 def fake_adapter_dir(root: Path, name: str, created: str) -> None:
@@ -75,7 +75,7 @@ def test_corrupt_registry_file_is_reported(registry):
 def test_gate_verdict_and_publish_record_the_decision(registry, tmp_path):
     import asyncio
 
-    from deepresearch.train.publish import DevSet, gate_verdict, publish
+    from deepresearch.train.adapters.publish import DevSet, gate_verdict, publish
 
     dev = DevSet(questions=tmp_path / "q", corpus=tmp_path / "c", seeds=[0, 1], tolerance=0.01)
     worse = gate_verdict("grpo-0002", "grpo-0001", dev, {0: 0.30, 1: 0.20}, {0: 0.30, 1: 0.30})
@@ -92,8 +92,8 @@ def test_gate_verdict_and_publish_record_the_decision(registry, tmp_path):
 
 def test_an_adapter_answers_for_the_roles_it_was_trained_on(registry, tmp_path):
     from deepresearch.agent.model.policy import AdapterChoice
+    from deepresearch.train.adapters.registry import adapter_choice
     from deepresearch.train.config import RewardSettings
-    from deepresearch.train.registry import adapter_choice
 
     assert RewardSettings().trained_roles() is None  # every role trained: the adapter answers for all
     others = {"planner": 0, "coordinator": 0, "executor": 0, "extractor": 0}
@@ -115,7 +115,7 @@ def test_a_trained_writer_or_choice_loss_also_reranks_and_a_child_keeps_its_pare
     from types import SimpleNamespace
 
     from deepresearch.train.config import GRPOSettings, RewardSettings, TrainSettings, trainable_roles
-    from deepresearch.train.loop import TrainLoop
+    from deepresearch.train.rounds.loop import TrainLoop
 
     def roles(weights: dict[str, float], parent: str | None = None, choice_lr: float = 0.0):
         settings = TrainSettings(rewards=RewardSettings(role_weights=weights),

@@ -15,8 +15,8 @@ from deepresearch.tools.config import ToolSettings
 from deepresearch.tools.index.documents import SourceDoc
 from deepresearch.tools.index.registry import IndexRegistry
 from deepresearch.train.base_model import BaseModelNotFound, resolve_base_model, served_model_root, weights_dir
-from deepresearch.train.questions import SearchSource, TrainQuestion, questions_from_runs
-from deepresearch.train.replay import ReplayToolboxes, replay_environment
+from deepresearch.train.rounds.questions import SearchSource, TrainQuestion, questions_from_runs
+from deepresearch.train.rounds.replay import ReplayToolboxes, replay_environment
 
 from .searxng_double import searxng_double
 from .tiny_model import save_tiny_llama

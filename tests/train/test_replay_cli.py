@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 
 from deepresearch.agent.trace.store import TraceStore
-from deepresearch.train.questions import TRAIN_TAG
+from deepresearch.train.rounds.questions import TRAIN_TAG
 
 from ..app.fake_openai import fake_openai_server
 from ..app.helpers import clean_env, cli

@@ -11,11 +11,11 @@ from deepresearch.agent.trace.store import TraceStore
 from deepresearch.evals.scored_run import RunFacts, facts_from_trace
 from deepresearch.tools.base import ToolOutcome
 from deepresearch.train.config import RewardSettings
-from deepresearch.train.questions import TrainQuestion, questions_from_file, questions_from_runs
-from deepresearch.train.rewards import is_not_found, score_run
-from deepresearch.train.rollout import RolloutGroup
-from deepresearch.train.samples import samples_from_events
-from deepresearch.train.scoring import round_samples, score_groups
+from deepresearch.train.rounds.questions import TrainQuestion, questions_from_file, questions_from_runs
+from deepresearch.train.rounds.rewards import is_not_found, score_run
+from deepresearch.train.rounds.rollout import RolloutGroup
+from deepresearch.train.rounds.scoring import RoundScoring, round_samples, score_groups
+from deepresearch.train.update.samples import samples_from_events
 
 Q = TrainQuestion(id="q1", question="Where was Ada Lovelace born?", answer="London", answer_aliases=["London, UK"],
                   gold_doc_ids=["d1"])
@@ -145,7 +145,7 @@ async def test_score_phase_logs_rewards_and_drops_groups_without_variance(store)
     same1, same2 = logged_run(store, "Rome", []), logged_run(store, "Rome", [])
     groups = [RolloutGroup(group_id="g1", question=Q, run_ids=[good, bad]),
               RolloutGroup(group_id="g2", question=Q, run_ids=[same1, same2])]
-    scores = await score_groups(groups, store, CFG, "none")
+    scores = await score_groups(groups, store, RoundScoring(CFG, "none"))
     g1, g2 = scores.groups
     assert g1.advantages[0] > 0 > g1.advantages[1] and g2.advantages is None
     event = store.events(good, "reward")[-1].payload
@@ -176,7 +176,7 @@ def test_questions_from_file_filters_by_split(tmp_path):
 
 
 def test_round_questions_walk_one_seeded_shuffle_and_wrap():
-    from deepresearch.train.questions import round_questions
+    from deepresearch.train.rounds.questions import round_questions
 
     items = [Q.model_copy(update={"id": str(i)}) for i in range(5)]
     seen = [q.id for k in (1, 2, 3) for q in round_questions(items, k, 2, seed=1)]

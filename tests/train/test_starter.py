@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 from deepresearch.agent.trace.store import TraceStore
-from deepresearch.train.registry import AdapterRegistry, read_metadata
-from deepresearch.train.starter import STARTER_NAME, install_starter, packaged_starter
+from deepresearch.train.adapters.registry import AdapterRegistry, read_metadata
+from deepresearch.train.adapters.starter import STARTER_NAME, install_starter, packaged_starter
 
 from ..app.helpers import clean_env, cli, one_error_line
 
@@ -30,7 +30,7 @@ def test_the_package_ships_a_small_plain_lora_adapter_with_its_provenance():
     assert "/" not in config["base_model_name_or_path"]  # no path of the machine it was built on
     meta = read_metadata(folder)
     assert set(meta["roles"]) == {"answer", "bridge"}
-    assert meta["origin"] and "docs/results/" in meta["origin"]
+    assert meta["origin"] and "dev/results/" in meta["origin"]
     gate = meta["eval"]
     assert gate["passed"] and gate["candidate_score"] > gate["baseline_score"] and gate["ci_low"] > 0
 
@@ -70,7 +70,7 @@ def test_adapters_list_shows_where_the_starter_came_from_and_use_base_returns_to
     assert listed.returncode == 0, listed.stderr
     first, origin = listed.stdout.splitlines()[:2]
     assert first.startswith(f"* {STARTER_NAME} ") and "passed" in first
-    assert "docs/results/" in origin
+    assert "dev/results/" in origin
     used = cli("adapters", "use", "base", env=env, timeout=120)
     assert used.returncode == 0 and "serving the base model" in used.stdout, used.stderr
     again = cli("adapters", "list", env=env, timeout=120)

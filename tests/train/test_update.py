@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 import torch
-from deepresearch.train.batching import collate
 from deepresearch.train.config import TrainSettings
-from deepresearch.train.export import read_samples, write_samples
-from deepresearch.train.grpo import completion_logps, grpo_loss, loss_normaliser
-from deepresearch.train.update import GRPOUpdater
+from deepresearch.train.update.batching import collate
+from deepresearch.train.update.export import read_samples, write_samples
+from deepresearch.train.update.grpo import completion_logps, grpo_loss, loss_normaliser
+from deepresearch.train.update.updater import GRPOUpdater
 
 from .tiny_model import random_samples, save_tiny_llama
 
@@ -156,7 +156,7 @@ def test_samples_round_trip_through_parquet(tmp_path):
 
 def test_two_process_update_equals_one_process(tiny, tmp_path):
     """A real `accelerate launch` with 2 processes over gloo vs the same update in 1 process."""
-    from deepresearch.train.launch import Launcher, launch_update
+    from deepresearch.train.update.launch import Launcher, launch_update
 
     # the same global batch per optimiser step: 2 per device × 2 accumulation × 2 processes = 2 × 4 × 1
     samples = random_samples(n_groups=3, seed=7)
@@ -178,7 +178,7 @@ def test_two_process_update_equals_one_process(tiny, tmp_path):
 
 def test_grammar_forced_tokens_carry_no_loss(tiny):
     """A token the sampler had no choice over (logged logprob 0) is left out of the loss and the count."""
-    from deepresearch.train.batching import plan_step
+    from deepresearch.train.update.batching import plan_step
 
     updater = GRPOUpdater(tiny, settings())
     sample = random_samples(n_groups=1, group_size=1, calls_per_run=1, seed=8)[0]

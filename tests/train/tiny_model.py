@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from deepresearch.train.samples import TrainingSample
+from deepresearch.train.update.samples import TrainingSample
 
 VOCAB = 96
 

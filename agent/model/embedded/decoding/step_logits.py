@@ -4,7 +4,7 @@ A "verified" draft of a string the grammar forces (jump_forward.py) is checked p
 each such position the grammar allows only the tokens that spell a prefix of what is left of that string: 3 at
 the median and 43 at most over the 41 recorded agent calls. Computing all 49,152 logits there was most of a
 step's vocabulary projection: ~1,900 of the ~2,300 drafted columns of a batch-8 replay of those calls
-(docs/results/bench-cheaper-steps/). For such columns (`few`) the pass keeps the final hidden state instead,
+(dev/results/bench-cheaper-steps/). For such columns (`few`) the pass keeps the final hidden state instead,
 and the engine, once it has the grammar's mask, asks for the logits of the allowed tokens alone; every other
 logit is -inf, as the mask would have made it. The logits, log-probabilities and draws are those of the whole
 projection up to the rounding of a 576-long dot product.

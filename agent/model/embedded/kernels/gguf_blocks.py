@@ -31,7 +31,7 @@ BlockKind = Literal["q4_1", "q8_0"]
 BLOCK_BYTES: dict[BlockKind, int] = {kind: BLOCK[kind][1] for kind in ("q4_1", "q8_0")}  # per 32 weights
 # A product of up to this many rows uses the blocks: the 30 layers' products on this Zen 4, on two threads
 # against OpenBLAS's fp32 on two: 8.9 / 15.1 / 22.0 / 43.1 ms at 1 / 4 / 8 / 24 rows against 20.0 / 30.7 /
-# 38.8 / 59.4 (docs/results/bench-gguf-products/). Longer steps are bound by arithmetic, where OpenBLAS's GEMM
+# 38.8 / 59.4 (dev/results/bench-gguf-products/). Longer steps are bound by arithmetic, where OpenBLAS's GEMM
 # is faster.
 GGUF_MAX_ROWS = 24
 VERIFIED_ROWS = 16  # rows of each weight compared with the fp32 weights at load

@@ -1,7 +1,7 @@
 """bf16 for the lean forward's long steps (prefills, long drafts), where the CPU computes it faster.
 
 A prefill pushes hundreds of token columns through every layer: it is bound by arithmetic, not by reading
-the weights (docs/results/bench-batch8-flops/). A CPU with bf16 dot products (AVX512-BF16, AMX) does twice the
+the weights (dev/results/bench-batch8-flops/). A CPU with bf16 dot products (AVX512-BF16, AMX) does twice the
 arithmetic per instruction in bf16, and torch's oneDNN uses them: on the AMD Zen 5 of session 49, ~930
 GFLOP/s for a 400-row product against ~420 for OpenBLAS's fp32 (AVX-512 kernel) and ~250 for its AVX2
 one. Elsewhere oneDNN's bf16 can be slower than fp32 (the Intel Xeon of session 25), so "auto" measures it.
@@ -9,7 +9,7 @@ one. Elsewhere oneDNN's bf16 can be slower than fp32 (the Intel Xeon of session 
 Such a step's layer products (`bf16_product`) and attention (`Bf16Attention`) round their inputs and outputs to
 bf16 (8 bits of mantissa), so its keys and values differ from fp32's by ~1e-2 relative: 2 of the 41 recorded
 agent calls changed (degenerate search strings), none of the 100 pool dev questions' answers
-(docs/results/bench-bf16-products/). The vocabulary projection, which makes the logits, stays fp32, and so do
+(dev/results/bench-bf16-products/). The vocabulary projection, which makes the logits, stays fp32, and so do
 steps of up to 24 rows (plain decoding). The trainer computes its log-probabilities in fp32 whatever the engine
 does; the importance weight absorbs the difference, as it does for vLLM.
 """
@@ -68,7 +68,7 @@ class Bf16Attention:
     0 and -inf in bf16 change nothing; the softmax reads and writes bf16 but computes in fp32. That is the output
     of scores turned to fp32, scaled, masked and softmaxed there (bit for bit in two of three prefill shapes, 9 of
     154k outputs a bf16 step apart in the third), with four fewer passes over the scores: 268 tokens after 432,
-    one layer, 6.5 → 1.4 ms (5e-3 from SDPA's output either way; docs/results/bench-cheaper-steps/, AMD Zen 5)."""
+    one layer, 6.5 → 1.4 ms (5e-3 from SDPA's output either way; dev/results/bench-cheaper-steps/, AMD Zen 5)."""
 
     def __init__(self, fallback: Callable[..., torch.Tensor], threads: int, min_queries: int) -> None:
         self.fallback, self.threads, self.min_queries = fallback, threads, min_queries

@@ -52,7 +52,7 @@ VOCABULARY_PLAN = RowPlan(gemv_max_rows=12, block=4096)
 # With bf16 products on, an attention call of at least this many query rows (a row's feed × the 3 query heads of
 # a KV head: a feed of 25+ tokens) runs as bf16 products too (bf16.py); a decode step's stays SDPA's fp32.
 # On the 41 agent calls, two runs of three alternating rounds (session 49): batch 1 −6 to −11 %, batch 8 −10 % and
-# none (docs/results/bench-bf16-products/).
+# none (dev/results/bench-bf16-products/).
 BF16_MIN_QUERIES = 75
 
 
@@ -243,7 +243,7 @@ class LeanForward:
         # tokens RMSNorm 499 against 124 µs on one, RoPE 625 against 160, attention 1.36 against 2.08 ms (a
         # prefill layer ~3.6 against ~2.9 ms). The products are OpenBLAS's, on its own threads.
         # A prefill computes the same numbers either way; a decode step's attention rounds differently (~3e-5 in
-        # the logits), and the 41 recorded agent calls gave the same tokens; docs/results/bench-torch-one-thread/.
+        # the logits), and the 41 recorded agent calls gave the same tokens; dev/results/bench-torch-one-thread/.
         # A large attention call is the exception: it is split over two threads of our own (the same numbers).
         threads = torch.get_num_threads()
         attend: Attend = SPLIT_ATTENTION if threads > 1 else sdpa

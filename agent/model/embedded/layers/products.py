@@ -3,7 +3,7 @@
 Layout: a linear layer's weight W [out, in] is kept column-major, i.e. Wᵀ [in, out] is what sits
 contiguously in memory. OpenBLAS's GEMM on a few rows then streams Wᵀ as it is instead of packing a
 transposed copy first: 25–30 % less time for the model's layers at 3–16 rows, about the same at 1 and
-64 rows, ~10 % less at a 400-token prefill (Intel Xeon, AVX-512; docs/results/bench-joint-products/).
+64 rows, ~10 % less at a 400-token prefill (Intel Xeon, AVX-512; dev/results/bench-joint-products/).
 The price is one copy of the weights when the forward is built (~0.34 s).
 Layers that read the same input (q, k, v; gate, up) are column blocks of one such matrix, so a step
 computes them in one product instead of three or two.
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 # OpenBLAS's GEMM on a few rows packs the whole weight first, so it costs up to ~5× the 1-row GEMV; one GEMV
 # per row reads a weight from memory once and then from the cache. How many rows that pays for depends on the
 # weight's shape (`RowPlan`); the vocabulary projection (113 MB) outgrows the cache, so its per-row GEMVs run
-# over blocks of output columns that fit in it. docs/results/bench-row-plans/ has the measurements (AMD Zen 4);
+# over blocks of output columns that fit in it. dev/results/bench-row-plans/ has the measurements (AMD Zen 4);
 # the Intel Xeon's (2 rows 39.5 vs 25.5 ms for all 30 layers, 8 rows 42.5 vs 61.9) chose 3 rows for every layer.
 TRANSPOSE_BLOCK = 512  # weight rows per block when laying a weight out column-major
 

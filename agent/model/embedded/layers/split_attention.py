@@ -12,7 +12,7 @@ better (2.2 ms above) but is not exact: SDPA tiles query rows in blocks whose si
 and a row's sums then round differently (~2e-7). It pays only when the second core is free when the
 call starts; OpenBLAS's idle threads spin on it for ~0.1 s after every product unless
 OPENBLAS_THREAD_TIMEOUT says otherwise, which the package sets when it is imported (deepresearch/__init__.py).
-docs/results/bench-split-attention/ has the measurements.
+dev/results/bench-split-attention/ has the measurements.
 """
 
 from __future__ import annotations

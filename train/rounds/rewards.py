@@ -29,7 +29,7 @@ from deepresearch.evals.metrics import citation_precision_recall, exact_match, f
 from deepresearch.evals.scored_run import RunFacts
 from pydantic import BaseModel
 
-from .config import RewardSettings
+from ..config import RewardSettings
 from .questions import TrainQuestion
 
 if TYPE_CHECKING:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import torch
 
-from .config import GRPOSettings
+from ..config import GRPOSettings
 from .device import micro_batch_size
 from .grammar_masks import ALL_ALLOWED, GrammarMasks, words_for
 from .grpo import TokenBatch

@@ -1,7 +1,7 @@
 """The search set-ups logged questions are replayed in: each question searches the way its own run did.
 
 A run's settings snapshot records its search chain (the SearxNG URL, the fallback backends, the local
-index) and whether it was `ask --offline` (SearchSource, train/questions.py). A question's replays use a
+index) and whether it was `ask --offline` (SearchSource, questions.py). A question's replays use a
 toolbox built the way `ask` builds one for that set-up — `build_toolbox(tools, offline=…, index=…)` — so
 a web question searches SearxNG first when its run had one, then the rest of its chain, and an offline
 question searches its local index only, seeing the same `local://index/doc` URLs its run saw. Questions

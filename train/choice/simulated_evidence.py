@@ -3,8 +3,8 @@
 The question's own search (SOURCES results), then one hop: a search for the best-ranked bridge name of
 that evidence (SOURCES more, new documents only). Searches run over an in-memory SQLite FTS5 index of
 the corpus with the product index's query terms, so a thousand questions take seconds and no model
-call. Used where the answer ranker is fitted or trained (scripts/fit_answer_ranker.py,
-scripts/train_answer_choice.py); the real graph's evidence differs where its planner's queries do.
+call. Used where the answer ranker is fitted or trained (`deepresearch build ranker`,
+`deepresearch train choices`); the real graph's evidence differs where its planner's queries do.
 """
 
 from __future__ import annotations

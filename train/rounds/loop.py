@@ -19,17 +19,17 @@ from deepresearch.agent.model.policy import RunPolicy
 from deepresearch.agent.reader import ANSWER_ROLE, BRIDGE_ROLE
 from pydantic import BaseModel, Field
 
-from .answer_choice import ChoiceExample, logged_examples
-from .batching import count_micro_batches
+from ..adapters.publish import DevSet, GateResult, GateRun, eval_gate, publish, serve_adapter
+from ..adapters.registry import AdapterRegistry
+from ..choice.answer_choice import ChoiceExample, logged_examples
+from ..config import TrainSettings, trainable_roles
+from ..update.batching import count_micro_batches
+from ..update.updater import UpdateStats
 from .checkpoint import Checkpoint, LoopState
-from .config import TrainSettings, trainable_roles
 from .information import InformationScorer
-from .publish import DevSet, GateResult, GateRun, eval_gate, publish, serve_adapter
 from .questions import TRAIN_TAG, TrainQuestion
-from .registry import AdapterRegistry
 from .rollout import RolloutSpec, rollout_groups
-from .scoring import round_samples, score_groups
-from .update import UpdateStats
+from .scoring import RoundScoring, round_samples, score_groups
 
 if TYPE_CHECKING:
     from deepresearch.agent.config import AgentSettings
@@ -126,7 +126,7 @@ class LoopContext:
 
 class TrainLoop:
     """Rounds of the closed loop. With `resume`, it continues after the last round its checkpoint committed
-    (train/checkpoint.py): same adapter, optimiser, round number and question stream."""
+    (checkpoint.py): same adapter, optimiser, round number and question stream."""
 
     def __init__(self, ctx: LoopContext, resume: LoopState | None = None, stream: str = ""):
         """`resume`: the state `checkpoint.resumable()` loaded; None = a fresh training on `stream`."""
@@ -195,11 +195,10 @@ class TrainLoop:
         advance = ctx.progress.start("score", len(groups))
         # The information term is the rollout policy's own judgement: same model, the re-ranker's adapter.
         information = InformationScorer(ctx.models[0], policy.adapter_for(ANSWER_ROLE)) if ctx.models else None
-        scores = await score_groups(
-            groups, ctx.store, cfg.rewards, cfg.grpo.scale_rewards, doc_id_for=ctx.doc_id_for,
-            judge_model=ctx.judge_model, adapter=self.policy_adapter, on_group_done=lambda: advance(1),
-            information=information, stratify=cfg.grpo.stratify,
-        )
+        scoring = RoundScoring(cfg.rewards, cfg.grpo.scale_rewards, cfg.grpo.stratify, doc_id_for=ctx.doc_id_for,
+                               judge_model=ctx.judge_model, information=information)
+        scores = await score_groups(groups, ctx.store, scoring, adapter=self.policy_adapter,
+                                    on_group_done=lambda: advance(1))
         report.scores = scores.summary()
         samples, skipped = round_samples(scores, ctx.store, cfg.rewards.role_weights)
         report.samples, report.skipped_calls = len(samples), len(skipped)
@@ -212,7 +211,7 @@ class TrainLoop:
             bridges = await self._bridge_examples(groups)
             report.bridge_examples, choice = len(bridges), choice + bridges
         if ctx.export_dir is not None and samples:
-            from .export import write_samples
+            from ..update.export import write_samples
 
             write_samples(samples, ctx.export_dir / f"round-{self.round_index:04d}.parquet")
         report.seconds["score"], clock = time.perf_counter() - clock, time.perf_counter()
@@ -261,7 +260,7 @@ class TrainLoop:
     async def _bridge_examples(self, groups: list) -> list[ChoiceExample]:
         """The hops' bridge sets of the round's QA questions (a replayed one has no gold documents, and its own
         search set-up), each name searched with the rollouts' tools."""
-        from .bridge_examples import HopOutcomes, logged_bridge_examples
+        from ..choice.bridge_examples import HopOutcomes, logged_bridge_examples
 
         ctx = self.ctx
         runs = [(rid, g.question.question, g.question.gold_doc_ids) for g in groups for rid in g.run_ids
@@ -311,7 +310,7 @@ class TrainLoop:
         resume = self.checkpoint.root if self.state.updates and self.checkpoint.has_updater_state() else None
         if ctx.launcher == "accelerate":
             advance = ctx.progress.start("update", 1)
-            from .launch import Launcher, UpdateState, launch_update
+            from ..update.launch import Launcher, UpdateState, launch_update
 
             init = None if resume else self._init_adapter_path()
             state = UpdateState(init_adapter=init, resume=resume, state_out=self.checkpoint.staging)
@@ -336,7 +335,7 @@ class TrainLoop:
         return self.ctx.registry.path(self.policy_adapter) if self.policy_adapter else None
 
     def _make_updater(self, resume: Path | None) -> Any:
-        from .update import GRPOUpdater
+        from ..update.updater import GRPOUpdater
 
         return GRPOUpdater(self.ctx.model_dir, self.ctx.settings,
                            init_adapter=None if resume else self._init_adapter_path(), resume_from=resume)

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import torch
 
-from .config import GRPOSettings
+from ..config import GRPOSettings
 
 STD_EPS = 1e-4  # TRL's constant; keeps a tiny-but-nonzero std from exploding the advantages
 

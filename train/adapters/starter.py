@@ -27,7 +27,7 @@ STARTER_NAME = "starter-answer-bridge-1"
 
 def packaged_starter() -> Path | None:
     """The packaged adapter's folder, or None when this install has none (e.g. a trimmed build)."""
-    folder = Path(str(resources.files("deepresearch.train").joinpath("starter_adapter")))
+    folder = Path(str(resources.files("deepresearch.train.adapters").joinpath("starter_adapter")))
     return folder if (folder / "adapter_config.json").is_file() else None
 
 

@@ -9,19 +9,20 @@ number of search calls (grpo.group_advantages), read from the runs' `tool` event
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from statistics import mean
 from typing import TYPE_CHECKING, Any
 
 from deepresearch.evals.scored_run import facts_from_trace
 from pydantic import BaseModel
 
-from .config import RewardSettings
-from .grpo import group_advantages
+from ..config import RewardSettings
+from ..update.grpo import group_advantages
+from ..update.samples import LLM_EVENT, SkippedCall, TrainingSample, samples_from_events
 from .information import InformationScorer
 from .judge import judge_group
 from .rewards import RewardBreakdown, log_reward, score_run
 from .rollout import RolloutGroup
-from .samples import LLM_EVENT, SkippedCall, TrainingSample, samples_from_events
 
 if TYPE_CHECKING:
     from deepresearch.agent.model.base import ChatModel
@@ -72,24 +73,34 @@ class RoundScores(BaseModel):
         }
 
 
+@dataclass(frozen=True)
+class RoundScoring:
+    """How a round's runs are scored: the reward terms' weights, how advantages are computed (GRPOSettings'
+    scale_rewards and stratify), and what some terms need: URLs → doc ids for the evidence term, a judge
+    model for the judge term, a scorer for the information term (used only when its weight is non-zero: it
+    costs two forward passes per run)."""
+
+    rewards: RewardSettings
+    scale_rewards: str
+    stratify: str = "none"
+    doc_id_for: Callable[[str], str | None] | None = None
+    judge_model: ChatModel | None = None
+    information: InformationScorer | None = None
+
+
 async def score_groups(
     groups: Sequence[RolloutGroup],
     store: TraceStore,
-    cfg: RewardSettings,
-    scale_rewards: str,
+    scoring: RoundScoring,
     *,
-    doc_id_for: Callable[[str], str | None] | None = None,
-    judge_model: ChatModel | None = None,
     adapter: str | None = None,
     on_group_done: Callable[[], None] | None = None,
-    information: InformationScorer | None = None,
-    stratify: str = "none",
 ) -> RoundScores:
-    """`information` scores the information term (only when its weight is non-zero: it costs two
-    forward passes per run); `stratify` is GRPOSettings.stratify."""
+    """Rewards for every run, then group-relative advantages; each run's `reward` event names `adapter`."""
+    cfg, information, judge_model = scoring.rewards, scoring.information, scoring.judge_model
     scored: list[ScoredGroup] = []
     for group in groups:
-        facts = [facts_from_trace(store, rid, doc_id_for) for rid in group.run_ids]
+        facts = [facts_from_trace(store, rid, scoring.doc_id_for) for rid in group.run_ids]
         judged: list[float] | None = None
         if judge_model is not None and cfg.judge > 0 and len(facts) >= 2:
             reports = [store.get_run(f.run_id).report or f.answer for f in facts]
@@ -103,8 +114,9 @@ async def score_groups(
                                   rewards=rewards, advantages=None))
         if on_group_done is not None:
             on_group_done()
-    strata = [[search_calls(store, rid) for rid in g.run_ids] for g in scored] if stratify == "searches" else None
-    advantages = group_advantages([[r.total for r in g.rewards] for g in scored], scale_rewards, strata)
+    by_searches = scoring.stratify == "searches"
+    strata = [[search_calls(store, rid) for rid in g.run_ids] for g in scored] if by_searches else None
+    advantages = group_advantages([[r.total for r in g.rewards] for g in scored], scoring.scale_rewards, strata)
     for g, adv in zip(scored, advantages, strict=True):
         g.advantages = adv
         for i, r in enumerate(g.rewards):

@@ -89,7 +89,7 @@ class ChoiceExample:
 
 
 def write_choice_examples(examples: Iterable[ChoiceExample], path: Path) -> None:
-    """JSON, for the update process `accelerate launch` starts (launch.py)."""
+    """JSON, for the update process `accelerate launch` starts (update/launch.py)."""
     path.write_text(json.dumps([asdict(ex) for ex in examples]))
 
 
@@ -134,8 +134,8 @@ class ChoiceScorer:
         `seed`), in eval mode: how the answer-choice script and its probes start."""
         from transformers import PreTrainedTokenizerFast
 
-        from .config import LoraSettings
-        from .update import load_policy
+        from ..config import LoraSettings
+        from ..policy import load_policy
 
         policy = load_policy(model_dir, LoraSettings(), adapter, seed)
         policy.eval()
@@ -247,12 +247,24 @@ class ChoiceTrainStats:
     seconds: float
 
 
-def train_choice(scorer: ChoiceScorer, examples: Sequence[ChoiceExample], *, lr: float = 3e-4, batch: int = 4,
-                 epochs: int = 1, seed: int = 0, max_grad_norm: float = 1.0,
+@dataclass(frozen=True)
+class ChoiceTraining:
+    """How train_choice steps: AdamW's step size, learnable questions per step, passes over them, the seed of
+    their order, and the gradient norm clipped to."""
+
+    lr: float = 3e-4
+    batch: int = 4
+    epochs: int = 1
+    seed: int = 0
+    max_grad_norm: float = 1.0
+
+
+def train_choice(scorer: ChoiceScorer, examples: Sequence[ChoiceExample], how: ChoiceTraining = ChoiceTraining(), *,
                  progress: Callable[[int, int, float], None] | None = None,
                  epoch_end: Callable[[int], None] | None = None) -> ChoiceTrainStats:
-    """AdamW on the adapter: one step per `batch` learnable questions, the mean of their −J. `epoch_end(n)`
+    """AdamW on the adapter: one step per `how.batch` learnable questions, the mean of their −J. `epoch_end(n)`
     runs after pass n (from 1) with the policy in eval mode, e.g. to measure or save a checkpoint."""
+    lr, batch, epochs, seed = how.lr, how.batch, how.epochs, how.seed
     learnable = [ex for ex in examples if ex.learnable]
     params = [p for p in scorer.policy.parameters() if p.requires_grad]
     if not learnable or not params:
@@ -268,7 +280,7 @@ def train_choice(scorer: ChoiceScorer, examples: Sequence[ChoiceExample], *, lr:
         for first in range(0, len(order), batch):
             chunk = order[first: first + batch]
             total, seen = total + backward_choice(scorer, chunk), seen + len(chunk)
-            torch.nn.utils.clip_grad_norm_(params, max_grad_norm)
+            torch.nn.utils.clip_grad_norm_(params, how.max_grad_norm)
             optimizer.step()
             optimizer.zero_grad(set_to_none=True)
             steps += 1
@@ -285,7 +297,7 @@ def train_choice(scorer: ChoiceScorer, examples: Sequence[ChoiceExample], *, lr:
 def save_choice_adapter(policy: torch.nn.Module, out: Path, metadata: dict,
                         roles: Sequence[str] = (ANSWER_ROLE,)) -> None:
     """The adapter (peft files) with metadata.json scoping it to the decisions it was trained for."""
-    from deepresearch.train.registry import METADATA_FILE
+    from deepresearch.train.adapters.registry import METADATA_FILE
 
     out.mkdir(parents=True, exist_ok=True)
     policy.save_pretrained(str(out))

@@ -1,7 +1,7 @@
 """The update loop: one round of samples → optimiser steps on the LoRA adapter (torch + peft + accelerate).
 
 Single process on a laptop CPU, DDP over gloo, or FSDP / DeepSpeed ZeRO under `accelerate launch` with
-the configs in train/accelerate/: the code is the same, only the Accelerator differs. Every process
+the configs in accelerate/ beside this file: the code is the same, only the Accelerator differs. Every process
 builds the same global plan from the same samples (see batching.py); gradients are summed exactly
 once per optimiser step, so N processes give the same adapter as one.
 """
@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import time
-import warnings
 from collections.abc import Sequence
 from contextlib import nullcontext
 from pathlib import Path
@@ -20,21 +19,22 @@ from typing import TYPE_CHECKING, Any
 import torch
 from pydantic import BaseModel
 
+from ..config import TrainSettings
+from ..policy import load_policy
 from .batching import StepPlan, collate, loss_positions, optimiser_steps, plan_step, trainable
-from .checkpoint import TRAINER_STATE
-from .config import LoraSettings, TrainSettings
 from .device import DevicePlan, device_plan
 from .grammar_masks import GrammarMasks
 from .grpo import TokenBatch, completion_logps, grpo_loss, loss_normaliser
 from .samples import TrainingSample
 
 if TYPE_CHECKING:
-    from .answer_choice import ChoiceExample
+    from ..choice.answer_choice import ChoiceExample
 
 OPTIMIZER_STATE = "optimizer.pt"
 CHOICE_OPTIMIZER_STATE = "choice_optimizer.pt"
-CHOICE_BATCH = 4  # candidate sets per choice step, as scripts/train_answer_choice.py measured it
+CHOICE_BATCH = 4  # candidate sets per choice step, as `deepresearch train choices` measured it
 RNG_STATE = "rng.pt"  # torch's CPU generator (LoRA dropout draws from it)
+TRAINER_STATE = "trainer_state.json"  # written last by save_state: the updater state is complete
 
 
 class UpdateStats(BaseModel):
@@ -52,7 +52,7 @@ class UpdateStats(BaseModel):
     sampler_logp_gap: float = 0.0
     seconds: float = 0.0
     peak_gpu_gib: float = 0.0  # this process's peak CUDA memory during the round (0 on CPUs)
-    # The answer re-ranker's choice loss (answer_choice.py) over the round's logged candidate sets.
+    # The answer re-ranker's choice loss (choice/answer_choice.py) over the round's logged candidate sets.
     choice_examples: int = 0
     choice_steps: int = 0
     choice_loss: float = 0.0  # mean −log Σ_correct softmax s over the examples, as they were stepped on
@@ -76,29 +76,6 @@ class CompletionLogps(torch.nn.Module):
     @property
     def _no_split_modules(self) -> list[str]:  # FSDP's auto-wrap reads the layer class from here
         return list(getattr(self.policy.get_base_model(), "_no_split_modules", None) or [])
-
-
-def load_policy(
-    model_path: Path, lora: LoraSettings, init_adapter: Path | None, seed: int, dtype: torch.dtype = torch.float32,
-) -> torch.nn.Module:
-    """The frozen base model in `dtype` (fp32 on CPUs, bf16 on GPUs: see device.py) + a trainable LoRA adapter
-    (a fresh one, or a published one to continue); peft keeps the adapter's weights in fp32 either way."""
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    from peft import LoraConfig, PeftModel, get_peft_model
-    from transformers import AutoModelForCausalLM
-
-    torch.manual_seed(seed)  # the fresh adapter's init is identical on every process and every run
-    base = AutoModelForCausalLM.from_pretrained(str(model_path), dtype=dtype)
-    base.config.use_cache = False
-    with warnings.catch_warnings():  # peft reads a property transformers deprecated: noise in every train run
-        warnings.filterwarnings("ignore", message=".*is_gradient_checkpointing.*", category=FutureWarning)
-        if init_adapter is not None:
-            return PeftModel.from_pretrained(base, str(init_adapter), is_trainable=True)
-        config = LoraConfig(
-            r=lora.r, lora_alpha=lora.lora_alpha, lora_dropout=lora.lora_dropout,
-            target_modules=list(lora.target_modules), task_type="CAUSAL_LM",
-        )
-        return get_peft_model(base, config)
 
 
 class GRPOUpdater:
@@ -247,12 +224,12 @@ class GRPOUpdater:
             setattr(stats, k, v / max(n_mb, 1))
 
     def _choice_steps(self, examples: list[ChoiceExample], stats: UpdateStats) -> None:
-        """The exact choice loss −log Σ_correct softmax s (answer_choice.py), CHOICE_BATCH sets a step. Every
+        """The exact choice loss −log Σ_correct softmax s (choice/answer_choice.py), CHOICE_BATCH sets a step. Every
         process steps on all of them (they are few), and the gradients are averaged so the replicas agree."""
         if self._sharded:  # the scorer calls the unwrapped model, which FSDP / ZeRO-3 shard
             stats.choice_note = "answer-choice loss skipped: not supported under FSDP / DeepSpeed"
             return
-        from .answer_choice import ChoiceScorer, backward_choice
+        from ..choice.answer_choice import ChoiceScorer, backward_choice
 
         if self._tokenizer is None:
             from transformers import AutoTokenizer

@@ -4,7 +4,7 @@ Either a corpus file (indexed on first use under a content-derived name and reus
 as `deepresearch eval` does, so training and evaluation search the same index) or an existing local
 index by name: the search tool talks to the local web's SearxNG-compatible API and the browser opens
 its pages, so the agent behaves as it does on the internet. Questions people asked are replayed in the
-search set-ups their own runs used instead (train/replay.py), one toolbox per set-up: `toolbox_for`.
+search set-ups their own runs used instead (replay.py), one toolbox per set-up: `toolbox_for`.
 """
 
 from __future__ import annotations

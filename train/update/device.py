@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import torch
 
-from .config import GRPOSettings
+from ..config import GRPOSettings
 
 GPU_MICRO_BATCH = 8  # sequences per micro-batch on a GPU; max_tokens_per_microbatch still bounds memory
 CPU_MICRO_BATCH = 1  # no padding, causal fast path

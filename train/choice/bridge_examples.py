@@ -1,11 +1,11 @@
 """Training sets for the follow-up hop's bridge (agent/graph/bridge_scoring.py).
 
 A set is the names offered as the bridge, each correct when searching it finds a gold document of the
-question that was not read before the hop; the answer choice's exact loss (train/answer_choice.py) then
+question that was not read before the hop; the answer choice's exact loss (answer_choice.py) then
 trains the adapter to score the names that lead on higher. Two sources of sets:
 
-- simulated evidence (`bridge_example`, scripts/train_answer_choice.py --bridges): the question's own
-  search (train/simulated_evidence.py), then the names the graph would offer (follow_up.bridge_options);
+- simulated evidence (`bridge_example`, `deepresearch train choices --bridges`): the question's own
+  search (simulated_evidence.py), then the names the graph would offer (follow_up.bridge_options);
 - the loop's rollouts (`logged_bridge_examples`, `deepresearch train`): the names a run's hop offered, as
   its `decision` event logged them, each searched again with the rollouts' own search tool.
 """

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Protocol
 
-from .config import TrainSettings
+from ..config import TrainSettings
 from .questions import TrainQuestion, round_questions, watch_round
 
 if TYPE_CHECKING:

@@ -1,12 +1,12 @@
 """Run one update under `accelerate launch` (DDP / FSDP / DeepSpeed), or as its worker entry point.
 
-    python -m deepresearch.train.launch --model DIR --samples round.parquet --out ADAPTER_DIR \
+    python -m deepresearch.train.update.launch --model DIR --samples round.parquet --out ADAPTER_DIR \
         [--init-adapter DIR | --resume CHECKPOINT] [--settings settings.json] [--state-out DIR] \
         [--stats-out stats.json] [--metadata metadata.json]
 
 The driver (`deepresearch train`) writes the round's samples to Parquet (export.py) and calls
-`launch_update`, which starts `accelerate launch --config_file train/accelerate/NAME.yaml -m
-deepresearch.train.launch …` and reads the stats the main process writes back.
+`launch_update`, which starts `accelerate launch --config_file train/update/accelerate/NAME.yaml -m
+deepresearch.train.update.launch …` and reads the stats the main process writes back.
 """
 
 from __future__ import annotations
@@ -22,11 +22,11 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from .answer_choice import ChoiceExample, read_choice_examples, write_choice_examples
-from .config import TrainSettings
+from ..choice.answer_choice import ChoiceExample, read_choice_examples, write_choice_examples
+from ..config import TrainSettings
 from .export import read_samples, write_samples
 from .samples import TrainingSample
-from .update import GRPOUpdater, UpdateStats
+from .updater import GRPOUpdater, UpdateStats
 
 SHIPPED_CONFIGS = ("ddp", "fsdp", "zero2", "zero3")
 
@@ -34,7 +34,7 @@ SHIPPED_CONFIGS = ("ddp", "fsdp", "zero2", "zero3")
 def accelerate_config_path(name_or_path: str) -> Path:
     """A shipped config by name (ddp, fsdp, zero2, zero3) or any accelerate yaml by path."""
     if name_or_path in SHIPPED_CONFIGS:
-        return Path(str(resources.files("deepresearch.train") / "accelerate" / f"{name_or_path}.yaml"))
+        return Path(str(resources.files("deepresearch.train.update") / "accelerate" / f"{name_or_path}.yaml"))
     path = Path(name_or_path)
     if not path.is_file():
         raise FileNotFoundError(f"accelerate config not found: {name_or_path} (shipped: {', '.join(SHIPPED_CONFIGS)})")
@@ -75,7 +75,7 @@ def launch_update(
             sys.executable, "-m", "accelerate.commands.launch",
             "--config_file", str(accelerate_config_path(launcher.config)),
             "--num_processes", str(launcher.num_processes), "--main_process_port", str(launcher.main_process_port),
-            "-m", "deepresearch.train.launch",
+            "-m", "deepresearch.train.update.launch",
             "--model", str(model_path), "--samples", str(work / "samples.parquet"), "--out", str(out),
             "--settings", str(work / "settings.json"), "--metadata", str(work / "metadata.json"),
             "--stats-out", str(work / "stats.json"), "--choice", str(work / "choice.json"),
@@ -95,7 +95,7 @@ def launch_update(
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m deepresearch.train.launch", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m deepresearch.train.update.launch", description=__doc__)
     parser.add_argument("--model", type=Path, required=True, help="base model directory (safetensors)")
     parser.add_argument("--samples", type=Path, required=True, help="samples parquet (export.py layout)")
     parser.add_argument("--out", type=Path, required=True, help="where to save the trained adapter")
@@ -105,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--state-out", type=Path, help="write a trainer checkpoint here after the update")
     parser.add_argument("--stats-out", type=Path, help="write UpdateStats JSON here (main process)")
     parser.add_argument("--metadata", type=Path, help="extra metadata JSON stored with the adapter")
-    parser.add_argument("--choice", type=Path, help="the round's answer-candidate sets (JSON, answer_choice.py)")
+    parser.add_argument("--choice", type=Path, help="the round's answer-candidate sets (JSON, choice/answer_choice.py)")
     args = parser.parse_args(argv)
 
     settings = (TrainSettings.model_validate_json(args.settings.read_text()) if args.settings

@@ -19,8 +19,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
+from ..update.updater import TRAINER_STATE
+
 LOOP_FILE = "loop.json"
-TRAINER_STATE = "trainer_state.json"  # written last by GRPOUpdater.save_state: the updater state is complete
 
 
 class CheckpointError(RuntimeError):
