@@ -18,6 +18,7 @@ answer_form; candidates, comparison; shared_property; options; relevance, confid
 
 from .answer_form import NOT_FOUND, YES_NO, answer_choices
 from .candidates import Candidate
+from .candidates import W as FEATURE_WEIGHTS
 from .confidence import ABOUT, answer_confidence
 from .evidence import EvidenceSentence
 from .likelihood import (
@@ -39,5 +40,5 @@ __all__ = [
     "NOT_FOUND", "TEMPLATE", "TEMPLATE_VERSION", "YES_NO", "AnswerOptions", "Candidate", "EvidenceSentence",
     "answer_choices", "answer_options", "best_sentences", "bridge_options", "locate", "normalise", "quote_supported",
     "split_sentences", "read_units", "Unit", "ABOUT", "answer_confidence", "Relevance", "RelevanceReader",
-    "texts_about",
+    "texts_about", "FEATURE_WEIGHTS",
 ]

@@ -20,8 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import torch
-from deepresearch.agent.reader import answer_options
-from deepresearch.agent.reader.candidates import W
+from deepresearch.agent.reader import FEATURE_WEIGHTS, answer_options
 from deepresearch.evals.metrics import normalize_answer
 
 from .simulated_evidence import SimulatedSearch, free_form_train_questions
@@ -97,7 +96,7 @@ def fit_report(pool: Path, limit: int, embed: bool, say: Callable[[str], None]) 
     data = ranker_sets(pool, limit, embed)
     if not any(any(y) for _, y in data):
         raise RankerDataError(f"no train question of {pool} has a gold candidate: nothing to fit")
-    current = torch.tensor([W.get(f, 0.0) for f in names])
+    current = torch.tensor([FEATURE_WEIGHTS.get(f, 0.0) for f in names])
     half = len(data) // 2
     say(f"{len(data)} questions with candidates; {sum(any(y) for _, y in data)} with a gold candidate")
     say("| fold | weights | top-1 | top-5 |")
