@@ -13,27 +13,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from .state import Citation, Finding, PlanStep, StopReason, Usage
+from .answer_events import AnswerScored, CitationsChecked, OptionDecided, ScoredCandidate
+from .run_event import EventT, RunEvent
+from .state import Finding, PlanStep, StopReason, Usage
 
 if TYPE_CHECKING:
     from deepresearch.agent.trace.store import TraceStore
 
-EventT = TypeVar("EventT", bound="RunEvent")
-
-
-@dataclass(frozen=True)
-class RunEvent:
-    trace_kind: ClassVar[str | None] = None  # the trace event's kind; None = progress only
-    streamed: ClassVar[bool] = False  # shown as progress (ask's live view, the TUI's log)
-
-    def trace_payload(self) -> dict[str, Any]:
-        raise NotImplementedError(f"{type(self).__name__} is not kept in the trace")
-
-    @classmethod
-    def from_trace(cls: type[EventT], payload: dict[str, Any]) -> EventT:
-        raise NotImplementedError(f"{cls.__name__} is not kept in the trace")
 
 
 # --- planning ------------------------------------------------------------------------------------
@@ -276,98 +264,6 @@ class RunFailed(RunEvent):
     @classmethod
     def from_trace(cls, payload: dict[str, Any]) -> RunFailed:
         return cls(message=str(payload.get("message", "")))
-
-
-# --- writing -------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class ScoredCandidate:
-    """One candidate of a scored choice (an answer span, a bridge name): what the trainer needs to score it
-    again exactly (train/answer_choice.py: the feature score and the sentence the likelihood is conditioned on)."""
-
-    text: str
-    features: float  # the feature score (agent/reader/candidates.py)
-    likelihood: float  # mean log π of the span given its sentence and the question
-    quote: str = ""  # that sentence; "" in traces written before it was logged
-
-    def payload(self) -> dict[str, Any]:
-        return {"text": self.text, "features": self.features, "likelihood": self.likelihood, "quote": self.quote}
-
-    @classmethod
-    def from_payload(cls, payload: dict[str, Any]) -> ScoredCandidate:
-        return cls(text=str(payload.get("text", "")), features=float(payload.get("features", 0.0)),
-                   likelihood=float(payload.get("likelihood", 0.0)), quote=str(payload.get("quote") or ""))
-
-
-@dataclass(frozen=True)
-class AnswerScored(RunEvent):
-    """The policy's likelihood re-ranked the answer candidates, best first (or could not: `error`)."""
-
-    trace_kind: ClassVar[str | None] = "answer_scores"
-    template: str = ""
-    weight: float = 0.0
-    candidates: list[ScoredCandidate] = field(default_factory=list)
-    error: str | None = None
-    adapter: str | None = None  # the weights that scored: a name, "" = the base model, None = the model's active one
-
-    def trace_payload(self) -> dict[str, Any]:
-        if self.error is not None:
-            return {"error": self.error}
-        return {"template": self.template, "weight": self.weight, "adapter": self.adapter,
-                "candidates": [c.payload() for c in self.candidates]}
-
-    @classmethod
-    def from_trace(cls, payload: dict[str, Any]) -> AnswerScored:
-        if "error" in payload:
-            return cls(error=str(payload["error"]))
-        return cls(template=str(payload.get("template", "")), weight=float(payload.get("weight", 0.0)),
-                   candidates=[ScoredCandidate.from_payload(c) for c in payload.get("candidates") or []],
-                   adapter=payload.get("adapter"))
-
-
-@dataclass(frozen=True)
-class OptionDecided(RunEvent):
-    """A yes/no or "A or B" question: the answer the evidence decided for (`option`, by `rule`, on
-    `quote`), or None when it did not and the writer's model chooses between `options`."""
-
-    trace_kind: ClassVar[str | None] = "option_decision"
-    options: list[str]
-    option: str | None = None
-    rule: str | None = None
-    quote: str = ""
-
-    def trace_payload(self) -> dict[str, Any]:
-        return {"options": self.options, "option": self.option, "rule": self.rule, "quote": self.quote}
-
-    @classmethod
-    def from_trace(cls, payload: dict[str, Any]) -> OptionDecided:
-        return cls(options=[str(o) for o in payload.get("options") or []], option=payload.get("option"),
-                   rule=payload.get("rule"), quote=str(payload.get("quote", "")))
-
-
-@dataclass(frozen=True)
-class CitationsChecked(RunEvent):
-    """The report's citations after the check; `answer_options` is what the writer could answer."""
-
-    trace_kind: ClassVar[str | None] = "citation_check"
-    streamed: ClassVar[bool] = True
-    checked: int
-    verified: int
-    removed: int
-    citations: list[Citation] = field(default_factory=list)
-    answer_options: list[str] | None = None
-    judgement: dict[str, Any] | None = None  # the best answer's confidence and relevance (graph/judgement.py)
-
-    def trace_payload(self) -> dict[str, Any]:
-        return {"checked": self.checked, "verified": self.verified, "removed": self.removed,
-                "citations": self.citations, "answer_options": self.answer_options, "judgement": self.judgement}
-
-    @classmethod
-    def from_trace(cls, payload: dict[str, Any]) -> CitationsChecked:
-        options = payload.get("answer_options")
-        return cls(checked=int(payload.get("checked", 0)), verified=int(payload.get("verified", 0)),
-                   removed=int(payload.get("removed", 0)), citations=list(payload.get("citations") or []),
-                   answer_options=[str(o) for o in options] if isinstance(options, list) else None,
-                   judgement=payload.get("judgement") if isinstance(payload.get("judgement"), dict) else None)
 
 
 # --- the trace ----------------------------------------------------------------------------------
