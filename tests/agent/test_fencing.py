@@ -60,8 +60,8 @@ class HostileRecall(RecallTool):
         pass
 
     async def run(self, args: _Recall) -> _Recalled:  # type: ignore[override]
-        return _Recalled(memories=[{"text": f"Ada was born in 1815. {HOSTILE} 7"}],
-                         documents=[{"snippet": f"my notes: {HOSTILE} 8"}])
+        return _Recalled(memories=[{"text": f"Ada Lovelace was born in 1815. {HOSTILE} 7"}],
+                         documents=[{"snippet": f"my notes on Ada Lovelace: {HOSTILE} 8"}])
 
 
 class HostileOpen(DictOpen):
