@@ -135,6 +135,7 @@ class RunManager:
         slot = RunSlot(self._slots)
         store: AssignedStore | None = None
         result: ResearchResult | None = None
+        began = False
 
         async def review(plan: list[dict[str, Any]]) -> dict[str, Any]:
             slot.give()  # a person may take hours to decide: the slot goes to the next run meanwhile
@@ -160,20 +161,24 @@ class RunManager:
                                   offline=request.offline, index=index)
                 options = RunOptions(checkpoint_path=settings.paths.checkpoints_db, approve=review,
                                      on_event=live.publish, settings_snapshot=rt.snapshot())
+                began = True
                 result = await research(request.question, rt.research_runtime(), answering_policy(settings), options)
             finally:
                 await toolbox.close()
         except asyncio.CancelledError:
-            # Server shutdown: the checkpoint stays, `deepresearch ask --resume ID` continues the run.
-            self._mark(store, live.run_id, "interrupted")
-            result = ResearchResult(run_id=live.run_id, status="interrupted",
-                                    stop_detail="the server stopped; continue with deepresearch ask --resume ID")
+            if result is None:  # (a run research() already ended keeps its end)
+                # Server shutdown: the checkpoint stays, `deepresearch ask --resume ID` continues the run.
+                self._mark(store, live.run_id, "interrupted")
+                result = ResearchResult(run_id=live.run_id, status="interrupted", stop_detail=(
+                    f"the server stopped; continue with deepresearch ask --resume {live.run_id}" if began
+                    else "the server stopped before the run began"))
             raise
         except Exception as exc:  # a crash ends this run only; the service and other runs go on
             log.exception("run %s failed", live.run_id)
-            detail = " ".join(f"{type(exc).__name__}: {exc}".split())
-            self._mark(store, live.run_id, "error")
-            result = ResearchResult(run_id=live.run_id, status="error", stop_detail=detail, errors=[detail])
+            if result is None:
+                detail = " ".join(f"{type(exc).__name__}: {exc}".split())
+                self._mark(store, live.run_id, "error")
+                result = ResearchResult(run_id=live.run_id, status="error", stop_detail=detail, errors=[detail])
         finally:
             slot.give()
             if store is not None:

@@ -12,7 +12,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from deepresearch.app.service.mcp_stdio import reply_to_unreadable
 from mcp.server.mcpserver import MCPServer
 from mcp_types import jsonrpc_message_adapter
 from pydantic import ValidationError
@@ -112,6 +111,8 @@ def test_the_relay_runs_the_sdks_own_low_level_server():
 
 
 def test_a_deeply_nested_request_gets_an_error_with_its_id():
+    from deepresearch.app.service.mcp_stdio import reply_to_unreadable
+
     line = '{"jsonrpc": "2.0", "id": 12, "method": "ping", "params": {"a": ' + "[" * 300 + "]" * 300 + "}}"
     with pytest.raises(ValidationError) as caught:
         jsonrpc_message_adapter.validate_json(line, by_name=False)

@@ -72,7 +72,9 @@ def test_runs_waiting_for_a_plan_decision_hold_no_running_slot(tmp_path: Path):
             for run_id in waiting:
                 stream(client, run_id, until="ApprovalRequested")
             other = client.post("/runs", json={"question": QUESTION, "offline": True}).json()["id"]
-            assert stream(client, other)[-1][2].status == "finished"  # it ran while all three wait
+            # It runs while all three wait (before the fix it stayed queued for good; its stream, pinged,
+            # never times out, so the test polls with a deadline).
+            wait_for(lambda: client.get(f"/runs/{other}").json()["status"] == "finished", 90, "the other run")
             assert {client.get(f"/runs/{r}").json()["status"] for r in waiting} == {"awaiting_approval"}
             for run_id in waiting:
                 assert client.post(f"/runs/{run_id}/plan", json={"action": "accept"}).status_code == 200
@@ -93,7 +95,9 @@ def test_a_run_whose_trace_store_fails_still_ends_on_its_stream(tmp_path: Path):
                 (data / name).unlink(missing_ok=True)
             (data / "traces.db").mkdir()
             fake.release.set()
-            finished = stream(client, queued)[-1][2]  # the run ends: before the fix its stream stayed silent
+            # The run ends (before the fix it stayed "queued" and its stream silent, for good).
+            wait_for(lambda: client.get(f"/runs/{queued}").json()["status"] == "error", 60, "the run to end")
+            finished = stream(client, queued)[-1][2]
             assert finished.status == "error" and "unable to open database file" in finished.stop_detail
             assert client.get(f"/runs/{queued}").status_code == 200  # known to the server, not lost
             listing = client.get("/runs")
