@@ -36,12 +36,17 @@ from .docs_page import CSP, docs_html
 from .errors import install_error_handlers
 from .events import RunFinished, encode, stored_events
 from .manager import RunManager
-from .models import Feedback, PlanDecision, RunInfo, RunProblem, RunRequest, Started
+from .models import ErrorDetail, Feedback, PlanDecision, RunInfo, RunProblem, RunRequest, Started
 from .runs import LiveRun, info_of
 
 MEDIA = {"md": "text/markdown; charset=utf-8", "html": "text/html; charset=utf-8", "pdf": "application/pdf"}
 ENDED = {"finished", "budget_stop", "loop_stop", "rejected", "error"}
 MAX_BODY_BYTES = 4 * 1024 * 1024
+# The errors every /runs endpoint may answer, documented with their real shape (not FastAPI's error list).
+ERRORS: dict[int | str, dict[str, Any]] = {
+    code: {"model": ErrorDetail, "description": text} for code, text in (
+        (401, "no or wrong bearer token"), (404, "no such run"), (409, "the run is not in a state for that"),
+        (422, "a bad body or parameter"), (503, "the trace store cannot take the request now"))}
 RunId = Annotated[str, Path(min_length=1, max_length=64, description="a run id, or a unique prefix of one")]
 
 
@@ -105,14 +110,14 @@ def create_app(settings: Settings, *, token: str | None = None, max_concurrent: 
 
     guarded = [Depends(authorized)]
 
-    @app.post("/runs", status_code=202, response_model=Started, tags=["runs"], dependencies=guarded)
+    @app.post("/runs", status_code=202, response_model=Started, tags=["runs"], dependencies=guarded, responses=ERRORS)
     async def start_run(body: RunRequest, manager: Runs) -> Started:
         """Start researching a question. The run goes on in the background: follow `events_url`."""
         live = await manager.start(body)
         return Started(id=live.run_id, question=live.question, status=live.status,
                        events_url=f"/runs/{live.run_id}/events", report_url=f"/runs/{live.run_id}/report")
 
-    @app.get("/runs", response_model=list[RunInfo], tags=["runs"], dependencies=guarded)
+    @app.get("/runs", response_model=list[RunInfo], tags=["runs"], dependencies=guarded, responses=ERRORS)
     async def list_runs(manager: Runs, limit: Annotated[int, Query(ge=1, le=1000)] = 20,
                         status: Annotated[str | None, Query(max_length=40)] = None) -> list[RunInfo]:
         """Runs, newest first (the trace store's runs, whoever started them; queued ones included)."""
@@ -125,11 +130,12 @@ def create_app(settings: Settings, *, token: str | None = None, max_concurrent: 
 
         return [info_of(r, manager.live.get(r.id)) for r in await asyncio.to_thread(listed)]
 
-    @app.get("/runs/{run_id}", response_model=RunInfo, tags=["runs"], dependencies=guarded)
+    @app.get("/runs/{run_id}", response_model=RunInfo, tags=["runs"], dependencies=guarded, responses=ERRORS)
     async def get_run(run: Resolved) -> RunInfo:
         return info_of(*run)
 
-    @app.get("/runs/{run_id}/events", response_class=EventSourceResponse, tags=["runs"], dependencies=guarded)
+    @app.get("/runs/{run_id}/events", response_class=EventSourceResponse, tags=["runs"], dependencies=guarded,
+             responses=ERRORS)
     async def run_events(run: Resolved, manager: Runs, last_event_id: Annotated[str | None, Header()] = None
                          ) -> AsyncIterator[ServerSentEvent]:
         """The run's events as SSE: `event` is the event's type (PlanMade, ActionStarted, FindingMade, …,
@@ -163,7 +169,7 @@ def create_app(settings: Settings, *, token: str | None = None, max_concurrent: 
         finally:
             store.close()
 
-    @app.post("/runs/{run_id}/plan", response_model=RunInfo, tags=["runs"], dependencies=guarded)
+    @app.post("/runs/{run_id}/plan", response_model=RunInfo, tags=["runs"], dependencies=guarded, responses=ERRORS)
     async def review_plan(body: PlanDecision, run: Resolved) -> RunInfo:
         """Accept, edit (new steps: query, tool, goal) or reject the plan a run waits with (409 if it waits
         for none). Edited steps are checked first (422: unknown tool, empty query); the run keeps waiting."""
@@ -175,7 +181,7 @@ def create_app(settings: Settings, *, token: str | None = None, max_concurrent: 
         return info_of(record, live)
 
     @app.get("/runs/{run_id}/report", tags=["runs"], dependencies=guarded,
-             responses={200: {"content": {m: {} for m in MEDIA.values()} | {"application/json": {}}}})
+             responses=ERRORS | {200: {"content": {m: {} for m in MEDIA.values()} | {"application/json": {}}}})
     async def report(run: Resolved, format: Literal["md", "html", "pdf", "json"] = "md") -> Response:
         """The report: markdown, one self-contained HTML page, a PDF (printed by Chromium) or JSON (answer,
         key points with their citations, sources with quotes). 409 while the run has no report yet."""
@@ -196,7 +202,7 @@ def create_app(settings: Settings, *, token: str | None = None, max_concurrent: 
             raise HTTPException(500, str(exc)) from None
         return Response(data, media_type=MEDIA[format])
 
-    @app.post("/runs/{run_id}/feedback", response_model=RunInfo, tags=["runs"], dependencies=guarded)
+    @app.post("/runs/{run_id}/feedback", response_model=RunInfo, tags=["runs"], dependencies=guarded, responses=ERRORS)
     async def feedback(body: Feedback, run: Resolved, manager: Runs) -> RunInfo:
         """Rate a run; `deepresearch train --from-runs` learns from ratings. 409 before the run is stored."""
         record, live = run

@@ -101,6 +101,12 @@ class Started(RunInfo):
     report_url: str
 
 
+class ErrorDetail(BaseModel):
+    """Every error the API answers: one line saying what is wrong."""
+
+    detail: str
+
+
 class RunProblem(Exception):
     """A request the service refuses: `status` is the HTTP status (404 no such run, 409 wrong state,
     422 bad input, 503 the trace store cannot take the run now)."""

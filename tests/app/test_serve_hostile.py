@@ -162,4 +162,5 @@ def test_the_api_reference_works_offline(api, tmp_path: Path):
                  "/runs/{run_id}/feedback"):
         assert f"<code>{path}</code>" in html
     assert "RunRequest" in html and "max length 1000000" in html  # the bounds are documented too
+    assert "ErrorDetail" in html and "HTTPValidationError" not in html  # errors as they really are
     assert api.get("/redoc").status_code == 404  # the CDN page is gone, not half there

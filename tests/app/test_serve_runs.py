@@ -10,7 +10,10 @@ import json
 import shutil
 import signal
 import sqlite3
+import subprocess
+import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -142,6 +145,38 @@ def test_two_servers_on_one_data_dir_keep_it_whole(tmp_path: Path):
             for client, run_id in started:
                 assert stream(client, run_id)[-1][2].status == "finished"
             assert {r["status"] for r in b.get("/runs", params={"limit": 100}).json()} == {"finished"}
+    conn = sqlite3.connect(tmp_path / "data" / "traces.db")
+    try:
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    finally:
+        conn.close()
+
+
+def test_the_issues_burst_of_posts_reads_and_cli_readers_at_once(tmp_path: Path):
+    """Issue 72's scenario: 12 POST /runs, 200 GET /runs and 30 `runs list` at once on a fresh data dir
+    (it saw 48 GETs answer 500, 4 runs queued for good and one run damaged while "running")."""
+    with fake_openai_server() as fake:
+        env = fake_env(tmp_path, fake.base_url)
+        with server_process("serve", "--port", "0", env=env) as url, httpx.Client(base_url=url, timeout=120) as client:
+            def post(i: int) -> httpx.Response:
+                return client.post("/runs", json={"question": f"{QUESTION} ({i})", "offline": True})
+
+            def listed(_: int) -> subprocess.CompletedProcess[str]:
+                return subprocess.run([sys.executable, "-m", "deepresearch", "runs", "list"], env=env, text=True,
+                                      capture_output=True, timeout=300, stdin=subprocess.DEVNULL)
+
+            with ThreadPoolExecutor(48) as pool:
+                posts = pool.map(post, range(12))
+                gets = pool.map(lambda _: client.get("/runs"), range(200))
+                clis = pool.map(listed, range(30))
+                posts, gets, clis = list(posts), list(gets), list(clis)
+            assert [p.status_code for p in posts] == [202] * 12, [p.text for p in posts if p.status_code != 202]
+            assert [g.status_code for g in gets if g.status_code != 200] == []
+            assert [c.stderr[-300:] for c in clis if c.returncode != 0 or "Traceback" in c.stderr] == []
+            ids = [p.json()["id"] for p in posts]
+            wait_for(lambda: {r["id"]: r["status"] for r in client.get("/runs", params={"limit": 100}).json()}
+                     == dict.fromkeys(ids, "finished"), 240, "every run to finish")
+            assert {stream(client, run_id)[-1][2].status for run_id in ids} == {"finished"}
     conn = sqlite3.connect(tmp_path / "data" / "traces.db")
     try:
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
