@@ -72,8 +72,9 @@ def test_runs_waiting_for_a_plan_decision_hold_no_running_slot(tmp_path: Path):
         with server_process("serve", "--port", "0", env=env) as url, httpx.Client(base_url=url, timeout=90) as client:
             waiting = [client.post("/runs", json={"question": f"{QUESTION} ({i})", "offline": True, "approve": True}
                                    ).json()["id"] for i in range(3)]  # more waiting runs than slots
-            for run_id in waiting:
-                stream(client, run_id, until="ApprovalRequested")
+            for run_id in waiting:  # (polled with a deadline: a stream, pinged, never times out)
+                wait_for(lambda r=run_id: client.get(f"/runs/{r}").json()["status"] == "awaiting_approval", 60,
+                         "every run to wait for its plan decision")
             other = client.post("/runs", json={"question": QUESTION, "offline": True}).json()["id"]
             # It runs while all three wait (before the fix it stayed queued for good; its stream, pinged,
             # never times out, so the test polls with a deadline).
