@@ -50,7 +50,12 @@ def mcp(
     settings = get_settings()
     server = build_server(settings)
     if transport == "stdio":
-        server.run("stdio")  # the SDK keeps stdout for JSON-RPC: anything else printed goes to stderr
+        import anyio
+
+        from ..service.mcp_stdio import serve_stdio
+
+        # The SDK keeps stdout for JSON-RPC (anything else printed goes to stderr); every line gets an answer.
+        anyio.run(serve_stdio, server)
         return
 
     from ..service.config import BindError, check_bind

@@ -6,8 +6,11 @@ the address cannot be listened on.
 
 from __future__ import annotations
 
+import signal
 import socket
 import sys
+from collections.abc import Callable
+from types import FrameType
 from typing import Any
 
 import typer
@@ -36,15 +39,27 @@ def url_of(sock: socket.socket) -> str:
     return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
 
-def run_until_stopped(app: Any, sock: socket.socket) -> None:
-    """Serve `app` on the listening socket until Ctrl-C; open event streams end with the server, and the
-    grace period bounds how long Ctrl-C waits for them."""
+def run_until_stopped(app: Any, sock: socket.socket, on_stop: Callable[[], None] | None = None) -> None:
+    """Serve `app` on the listening socket until Ctrl-C or SIGTERM, then return (exit 0). `on_stop` runs as
+    soon as the stop signal arrives (from its handler: it may only schedule work), before the server waits
+    for open connections; the grace period bounds how long it waits for them."""
     import uvicorn
 
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+            super().handle_exit(sig, frame)
+            if on_stop is not None:
+                on_stop()
+
+    # Once shut down, uvicorn raises the stop signal again under the handlers it found: with these, that is
+    # a plain return ("stopped", exit 0), not death by SIGTERM (-15) or a KeyboardInterrupt traceback.
+    previous = {sig: signal.signal(sig, lambda *_: None) for sig in (signal.SIGINT, signal.SIGTERM)}
     config = uvicorn.Config(app, log_level="warning", access_log=False, timeout_graceful_shutdown=3)
     try:
-        uvicorn.Server(config).run(sockets=[sock])
+        Server(config).run(sockets=[sock])
     finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
         sock.close()
 
 
@@ -55,10 +70,10 @@ def serve(
                                     "default from settings: {settings.api.port})"),
 ) -> None:
     """Serve the HTTP API: POST /runs, GET /runs/{id}/events (SSE), POST /runs/{id}/plan, GET
-    /runs/{id}/report, GET /runs, POST /runs/{id}/feedback. OpenAPI docs at /docs."""
+    /runs/{id}/report, GET /runs, POST /runs/{id}/feedback. API reference at /docs (works offline)."""
 
-    from ..service.api import create_app
-    from ..service.config import BindError, check_bind
+    from ..service.api import create_app, stop_runs_soon
+    from ..service.config import BindError, check_bind, is_loopback
 
     settings = get_settings()
     host = host or settings.api.host
@@ -68,12 +83,14 @@ def serve(
     except BindError as exc:
         raise fail(str(exc)) from None
     sock = listen_socket(host, port)
-    app = create_app(settings, token=token, max_concurrent=settings.api.max_concurrent_runs)
+    # On loopback, requests must name this machine and come from no other site's page (DNS rebinding, CSRF).
+    app = create_app(settings, token=token, max_concurrent=settings.api.max_concurrent_runs,
+                     local_only=is_loopback(host))
     url = url_of(sock)
     out.print(f"serving the deepresearch API at {url} (docs: {url}/docs){' with a bearer token' if token else ''}"
               " — Ctrl-C to stop", markup=False, highlight=False)
     sys.stdout.flush()
-    run_until_stopped(app, sock)
+    run_until_stopped(app, sock, on_stop=lambda: stop_runs_soon(app))
     err.print("stopped", highlight=False)
 
 

@@ -37,7 +37,8 @@ from deepresearch import __version__
 from ..report_view import view_of_run
 from ..settings import Settings
 from .events import SERVICE, decode
-from .runs import RunManager, RunProblem, RunRequest
+from .manager import RunManager
+from .models import RunProblem, RunRequest
 
 
 class ResearchAnswer(BaseModel):

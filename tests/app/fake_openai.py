@@ -46,12 +46,13 @@ def instance(schema: dict[str, Any], defs: dict[str, Any] | None = None) -> Any:
 class FakeOpenAIServer(ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self, hold: Callable[[dict[str, Any]], bool] | None = None) -> None:
+    def __init__(self, hold: Callable[[dict[str, Any]], bool] | None = None, then_answer: bool = False) -> None:
         super().__init__(("127.0.0.1", 0), _Handler)
         self.authorizations: list[str] = []
         # `hold(request)` true: that request is not answered (its client waits, e.g. to be killed mid-call);
-        # `held` is set when the first such request arrives.
+        # `held` is set when the first such request arrives. With `then_answer`, `release` lets it be answered.
         self.hold = hold
+        self.then_answer = then_answer
         self.held = threading.Event()
         self.release = threading.Event()
 
@@ -87,7 +88,8 @@ class _Handler(BaseHTTPRequestHandler):
         if self.server.hold is not None and self.server.hold(body):
             self.server.held.set()
             self.server.release.wait(120)  # no answer meanwhile: the client waits (or is killed)
-            return
+            if not self.server.then_answer:
+                return
         schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("schema")
         content = json.dumps(instance(schema)) if schema else "x"
         self._send(200, {"choices": [{"message": {"role": "assistant", "content": content}, "finish_reason": "stop",
@@ -95,8 +97,9 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 @contextmanager
-def fake_openai_server(hold: Callable[[dict[str, Any]], bool] | None = None) -> Iterator[FakeOpenAIServer]:
-    server = FakeOpenAIServer(hold)
+def fake_openai_server(hold: Callable[[dict[str, Any]], bool] | None = None,
+                       then_answer: bool = False) -> Iterator[FakeOpenAIServer]:
+    server = FakeOpenAIServer(hold, then_answer)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

@@ -10,6 +10,7 @@ import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
@@ -17,9 +18,23 @@ import httpx
 URL = re.compile(r"http://[\w.\[\]:]+:\d+")
 
 
+@dataclass
+class Served:
+    url: str
+    proc: subprocess.Popen[str]
+    output: list[str] = field(default_factory=list)  # every line it printed so far, stdout and stderr
+
+
 @contextmanager
 def server_process(*args: str, env: dict[str, str], stream: str = "stdout", timeout: float = 60) -> Iterator[str]:
     """Run `deepresearch ARGS`; yield the base URL from the first line on `stream` that names one."""
+    with served_process(*args, env=env, stream=stream, timeout=timeout) as served:
+        yield served.url
+
+
+@contextmanager
+def served_process(*args: str, env: dict[str, str], stream: str = "stdout", timeout: float = 60) -> Iterator[Served]:
+    """As `server_process`, with the process and its output (to signal it, or read what it printed)."""
     proc = subprocess.Popen([sys.executable, "-m", "deepresearch", *args], env=env, stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     found: list[str] = []
@@ -41,7 +56,7 @@ def server_process(*args: str, env: dict[str, str], stream: str = "stdout", time
     try:
         ready.wait(timeout)
         assert found, f"no URL printed; exit {proc.poll()}; output:\n{''.join(seen)[-3000:]}"
-        yield found[0]
+        yield Served(found[0], proc, seen)
     finally:
         proc.terminate()
         try:

@@ -160,7 +160,8 @@ def test_bad_ids_and_bodies_are_one_line_404_409_or_422(api, ended_run, method, 
     client, _ = api
     response = client.request(method, path.format(run=ended_run), json=body)
     assert response.status_code == status, response.text
-    assert response.json()["detail"]
+    assert list(response.json()) == ["detail"] and isinstance(response.json()["detail"], str)  # one line, not a list
+    assert response.json()["detail"] and "\n" not in response.json()["detail"]
     assert client.get("/health").status_code == 200  # and the server is still up
 
 
