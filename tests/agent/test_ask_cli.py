@@ -98,6 +98,19 @@ def test_the_readme_main_job_is_answered_from_its_evidence(tmp_path):
     assert "**Answer:** 1689 [1]" in result["report"]
 
 
+def test_the_readmes_second_example_offline_is_not_found(tmp_path):
+    # The demo corpus holds nothing about the Analytical Engine: before, the answer was "U.S.A" with three verified
+    # citations of sentences about steam engines and a school of engineering.
+    out = tmp_path / "result.json"
+    proc = cli("ask", "--offline", "--auto-approve", "--json", "--out", str(out), "Who designed the Analytical Engine?",
+               data_dir=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    result = json.loads(out.read_text())
+    assert result["answer"] == "not found", result["report"]
+    assert not [c for c in result["citations"] if c["verified"]]
+    assert "Searched:" in result["report"]
+
+
 def test_two_hops_at_once_search_two_bridge_names_and_keep_the_better_scored_answer(tmp_path):
     # agent.bridge_hops = 2 on the README's question, the real model and the starter adapter: two names searched
     # in the hop's round, each hop's evidence re-ranked apart, and the answer still the cited span.
