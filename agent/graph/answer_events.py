@@ -16,7 +16,7 @@ class ScoredCandidate:
     again exactly (train/answer_choice.py: the feature score and the sentence the likelihood is conditioned on)."""
 
     text: str
-    features: float  # the feature score (agent/reader/candidates.py)
+    features: float  # the feature score (agent/reader/answers/candidates.py)
     likelihood: float  # mean log π of the span given its sentence and the question
     quote: str = ""  # that sentence; "" in traces written before it was logged
 

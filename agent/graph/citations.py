@@ -4,7 +4,7 @@
   1. the quote is in the source (case-, accent-, punctuation- and whitespace-insensitive),
   2. the quote is about the question: it (with its title and heading) covers enough of the question's words, one
      of the names the question gives among them, on its own or through a linking quote of a multi-hop chain
-     (agent/reader/relevance.py; the writer decides it and passes `about`), and
+     (agent/reader/trust/relevance.py; the writer decides it and passes `about`), and
   3. the point that cites it says something (not a bare "yes"), and nothing specific the quote does not:
      every name (capitalised word), number and date of the point occurs in the quote or its source's title.
 Check 3 is cheap and literal on purpose: it cannot prove that a quote entails its point, but it
@@ -58,7 +58,7 @@ NOT_ABOUT = "the quote is not about the question"
 
 def check_citation(n: int, finding: Finding, claim: str, source_text: Callable[[str], str | None],
                    about: bool = True) -> Citation:
-    """`about`: whether the quote is about the question (agent/reader/relevance.py), decided by the caller."""
+    """`about`: whether the quote is about the question (agent/reader/trust/relevance.py), decided by the caller."""
     text = source_text(finding["source"])
     if text is None:
         ok, reason = False, "source text not available"

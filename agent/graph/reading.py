@@ -2,7 +2,7 @@
 
 Every source an executor fetched in full is kept in the state (`sources`); its text comes back from
 the toolbox, which holds every page, document and file the run opened. Its reading units (sentences, table
-rows, items, fields: agent/reader/units.py) are what answers are taken from: a chosen answer cites the unit it
+rows, items, fields: agent/reader/document/units.py) are what answers are taken from: a chosen answer cites the unit it
 came from, which the citation check then finds in the source.
 """
 

@@ -1,6 +1,6 @@
 """The policy scores the reader's candidates: the answer pool re-ranked by its likelihood of each, given the
 sentence it came from, and the follow-up hop's bridge names scored by an adapter trained for them. What is asked
-and how it is weighed is the reader's (agent/reader/likelihood.py); the calls to the model are made here.
+and how it is weighed is the reader's (agent/reader/answers/likelihood.py); the calls to the model are made here.
 """
 
 from __future__ import annotations

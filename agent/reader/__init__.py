@@ -1,27 +1,24 @@
-"""The reader: the rules that find a question's answer options in the sentences a run read. Pure and standard
-library only (no model, no tools, no graph: tests/agent/test_architecture.py holds it to that); the graph, the
-trainer and the scripts import it from here.
+"""The reader: the rules that find a question's answer in what a run read, and say whether it can be given. Pure and
+standard library only (no model, no tools, no graph: tests/agent/test_architecture.py holds it to that); the graph,
+the trainer and the evals import it from here, this face.
 
-- answer_options(question, sentences, pool=, bridges=): the writer's choices, the one the evidence decides for,
-  and the ranked spans (options.py); bridge_options: the names a multi-hop question's follow-up hop may search
-- answer_choices: the answer's form (yes/no, "A or B") as the question gives it (answer_form.py)
-- read_units: a document's reading units, following its structure (units.py); split_sentences, normalise, locate,
-  quote_supported, best_sentences: units as strings, and quotes (text.py)
-- RelevanceReader: is a unit about the question, on its own or through a chain (relevance.py); answer_confidence:
-  how likely the best candidate is right, which decides between answering and "not found" (confidence.py)
-- TEMPLATE, BRIDGE_TEMPLATE, LIKELIHOOD_WEIGHT, the roles: how the policy's likelihood is asked and weighed
-  beside the rules' features (likelihood.py; the graph's scoring.py makes the calls)
+- document/: how a document is read — read_units (its structure: sentences, table rows with their header, items,
+  fields, headings), split_sentences / normalise / locate / quote_supported / best_sentences (units as text, and
+  quotes), EvidenceSentence (a unit with where it stands), when a unit was written (recency)
+- language/: the words — spans of each kind, what a question asks for (kinds), answer_choices (its form: yes/no,
+  "A or B"), stems
+- answers/: answer_options(question, sentences, pool=, bridges=) — the writer's choices, the one the evidence
+  decides for, the ranked spans; bridge_options (a multi-hop question's follow-up names); the likelihood template,
+  weight and roles (the graph's scoring.py makes the calls)
+- trust/: RelevanceReader (is a unit about the question, on its own or through a chain), answer_confidence (how
+  likely the best candidate is right), ABOUT
 
-Inside, a module uses only those listed before it: units, text, spans, countries, evidence, likelihood; words,
-answer_form; candidates, comparison; shared_property; options; relevance, confidence.
+The packages import downwards in that order, and document/ and language/ import nothing of the reader's.
 """
 
-from .answer_form import NOT_FOUND, YES_NO, answer_choices
-from .candidates import Candidate
-from .candidates import W as FEATURE_WEIGHTS
-from .confidence import ABOUT, answer_confidence
-from .evidence import EvidenceSentence
-from .likelihood import (
+from .answers.candidates import Candidate
+from .answers.candidates import W as FEATURE_WEIGHTS
+from .answers.likelihood import (
     ANSWER_ROLE,
     BRIDGE_ROLE,
     BRIDGE_TEMPLATE,
@@ -30,10 +27,13 @@ from .likelihood import (
     TEMPLATE,
     TEMPLATE_VERSION,
 )
-from .options import BRIDGE_OPTIONS, AnswerOptions, answer_options, bridge_options
-from .relevance import Relevance, RelevanceReader, texts_about
-from .text import best_sentences, locate, normalise, quote_supported, split_sentences
-from .units import Unit, read_units
+from .answers.options import BRIDGE_OPTIONS, AnswerOptions, answer_options, bridge_options
+from .document.evidence import EvidenceSentence
+from .document.text import best_sentences, locate, normalise, quote_supported, split_sentences
+from .document.units import Unit, read_units
+from .language.answer_form import NOT_FOUND, YES_NO, answer_choices
+from .trust.confidence import ABOUT, answer_confidence
+from .trust.relevance import Relevance, RelevanceReader, texts_about
 
 __all__ = [
     "ANSWER_ROLE", "BRIDGE_OPTIONS", "BRIDGE_ROLE", "BRIDGE_TEMPLATE", "EMPTY_LIKELIHOOD", "LIKELIHOOD_WEIGHT",

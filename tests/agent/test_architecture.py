@@ -20,7 +20,7 @@ READER = "deepresearch.agent.reader"
 
 
 def module_name(path: Path) -> str:
-    """The installed name of a repo file: agent/reader/text.py → deepresearch.agent.reader.text."""
+    """The installed name of a repo file: agent/reader/text.py → deepresearch.agent.reader.document.text."""
     parts = path.relative_to(ROOT).with_suffix("").parts
     return ".".join(("deepresearch", *(parts[:-1] if parts[-1] == "__init__" else parts)))
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from deepresearch.agent.reader import EvidenceSentence, split_sentences
-from deepresearch.agent.reader.candidates import BRIDGE_W, question_terms, rank_candidates, source_categories
-from deepresearch.agent.reader.kinds import answer_kind, asks_nationality
-from deepresearch.agent.reader.spans import spans_of
+from deepresearch.agent.reader.answers.candidates import BRIDGE_W, question_terms, rank_candidates, source_categories
+from deepresearch.agent.reader.language.kinds import answer_kind, asks_nationality
+from deepresearch.agent.reader.language.spans import spans_of
 
 
 def sentences(*texts: str, hop: bool = False, title: str = "") -> list[EvidenceSentence]:

@@ -1,4 +1,4 @@
-"""Choosing between a question's alternatives from the evidence (agent/reader/comparison.py), and the graph path
+"""Choosing between a question's alternatives from the evidence (agent/reader/answers/comparison.py), and the graph path
 that reads both options' sources and answers with the decided option, citing the deciding sentence."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 from deepresearch.agent.graph.events import OptionDecided, read_events
 from deepresearch.agent.graph.run import ResearchRuntime, research
 from deepresearch.agent.reader import EvidenceSentence
-from deepresearch.agent.reader.comparison import asked_count, asked_order, choose_option, option_sentences
+from deepresearch.agent.reader.answers.comparison import asked_count, asked_order, choose_option, option_sentences
 
 from .conftest import agent_settings, default_script
 from .fakes import DictToolbox, ScriptedModel

@@ -4,9 +4,9 @@ value, a later or correcting note over a stale one, a quantity with its unit, nu
 from __future__ import annotations
 
 from deepresearch.agent.reader import EvidenceSentence, read_units
-from deepresearch.agent.reader.candidates import rank_candidates
-from deepresearch.agent.reader.recency import first_date, written_on
-from deepresearch.agent.reader.structure import asked_words
+from deepresearch.agent.reader.answers.candidates import rank_candidates
+from deepresearch.agent.reader.answers.structure import asked_words
+from deepresearch.agent.reader.document.recency import first_date, written_on
 
 
 def units(text: str, title: str = "notes", url: str = "local://mine/notes.md", source: int = 0):

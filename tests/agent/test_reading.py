@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from deepresearch.agent.graph.reading import read_sentences, without_heading
 from deepresearch.agent.graph.state import SourceRead
-from deepresearch.agent.reader.candidates import rank_candidates
+from deepresearch.agent.reader.answers.candidates import rank_candidates
 from deepresearch.tools.extract.html import extract_html
 from deepresearch.tools.index.store import StoredDoc
 from deepresearch.tools.localweb.pages import document_page

@@ -1,12 +1,12 @@
 """Yes/no questions about a shared property ("the same country", "both English"), decided from each
-thing's own source (agent/reader/shared_property.py), and the graph path that answers with the decision."""
+thing's own source (agent/reader/answers/shared_property.py), and the graph path that answers with the decision."""
 
 from __future__ import annotations
 
 from deepresearch.agent.graph.events import OptionDecided, read_events
 from deepresearch.agent.graph.run import ResearchRuntime, research
 from deepresearch.agent.reader import EvidenceSentence
-from deepresearch.agent.reader.shared_property import asked_country, compared_noun, decide_shared, named_things
+from deepresearch.agent.reader.answers.shared_property import asked_country, compared_noun, decide_shared, named_things
 
 from .conftest import agent_settings, default_script
 from .fakes import DictToolbox, ScriptedModel

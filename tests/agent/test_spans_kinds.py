@@ -4,7 +4,7 @@ several formats, and where something is when no name says it."""
 from __future__ import annotations
 
 import pytest
-from deepresearch.agent.reader.spans import code_spans, place_spans, quantity_spans, spans_of
+from deepresearch.agent.reader.language.spans import code_spans, place_spans, quantity_spans, spans_of
 
 
 @pytest.mark.parametrize(("sentence", "code"), [

@@ -3,7 +3,7 @@ lines and headings, hard-wrapped lines joined back; plain prose is read into the
 
 from __future__ import annotations
 
-from deepresearch.agent.reader.units import read_units
+from deepresearch.agent.reader.document.units import read_units
 
 
 def test_prose_is_sentences():

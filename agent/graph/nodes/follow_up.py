@@ -53,7 +53,7 @@ def searched(state: ResearchState) -> set[str]:
 
 def option_steps(state: ResearchState, options: list[str], ctx: ResearchContext) -> list[PlanStep]:
     """For an "A or B" question: a search for each option not searched yet, so that both options'
-    own sources are read and the evidence can decide between them (agent/reader/comparison.py)."""
+    own sources are read and the evidence can decide between them (agent/reader/answers/comparison.py)."""
     made = searched(state)
     plan = state.get("plan", [])
     first = max((s["id"] for s in plan), default=0) + 1

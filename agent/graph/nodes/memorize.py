@@ -1,7 +1,7 @@
 """After the report: verified findings go to long-term memory, so later runs can recall them.
 
 Only from a run that finished and whose direct answer is backed by a verified citation, and only its verified
-citations: "verified" includes being about the question (agent/reader/relevance.py), so a run stopped early, an
+citations: "verified" includes being about the question (agent/reader/trust/relevance.py), so a run stopped early, an
 answer no checked quote supports ("not found", a guess held back) and a quote about something else never come back
 as a "note from earlier research". Each note carries its run's id: rating the run as wrong forgets it.
 """

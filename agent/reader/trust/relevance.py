@@ -22,10 +22,10 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .evidence import EvidenceSentence
-from .spans import name_spans
-from .text import normalise, without_disambiguation
-from .words import content_words, stem
+from ..document.evidence import EvidenceSentence
+from ..document.text import normalise, without_disambiguation
+from ..language.spans import name_spans
+from ..language.words import content_words, stem
 
 # The question's own words of no use for finding what it is about.
 _QUESTION_WORDS = frozenset({"what", "which", "who", "whom", "whose", "when", "where", "why", "how", "many", "much"})

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from .candidates import Candidate, W
+from ..answers.candidates import Candidate, W
 
 WEIGHTS = {"relevance": 1.974, "score": 0.176, "margin": 0.631}
 BIAS = -4.462

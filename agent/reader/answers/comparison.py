@@ -25,9 +25,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from .evidence import EvidenceSentence
-from .text import normalise, without_disambiguation
-from .words import DEATH, content_words, life_date, stem
+from ..document.evidence import EvidenceSentence
+from ..document.text import normalise, without_disambiguation
+from ..language.words import DEATH, content_words, life_date, stem
 
 Order = Literal["earliest", "latest"]
 Rule = Literal["order", "count", "property", "shared"]  # "shared": shared_property.py

@@ -23,13 +23,22 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from .evidence import EvidenceSentence
-from .kinds import ASKS_YEAR, answer_kind, asks_measure, asks_nationality, asks_several, demonym_spans, fits, kind_bonus
-from .recency import corrects, stale_value, written_on
-from .spans import GENERIC_NAMES, STOP_WORDS, WORD, AnswerKind, Span, name_spans
+from ..document.evidence import EvidenceSentence
+from ..document.recency import corrects, stale_value, written_on
+from ..document.text import without_disambiguation
+from ..language.kinds import (
+    ASKS_YEAR,
+    answer_kind,
+    asks_measure,
+    asks_nationality,
+    asks_several,
+    demonym_spans,
+    fits,
+    kind_bonus,
+)
+from ..language.spans import GENERIC_NAMES, STOP_WORDS, WORD, AnswerKind, Span, name_spans
+from ..language.words import BIRTH, DEATH, content_words, life_date, stem
 from .structure import asked_words, context_stems, label_match, labelled_spans
-from .text import without_disambiguation
-from .words import BIRTH, DEATH, content_words, life_date, stem
 
 _WHO = re.compile(r"^\s*(who|whom|whose)\b|\b(who|whom)\s+(is|was|were|are|did|does|has|had)\b|\bwhat (actor|actress|"
                   r"singer|director|player|author|writer|person|man|woman|artist|musician|politician)\b",

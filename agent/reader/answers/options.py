@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
-from .answer_form import YES_NO, answer_choices
+from ..document.evidence import EvidenceSentence
+from ..document.text import normalise
+from ..language.answer_form import YES_NO, answer_choices
 from .candidates import BRIDGE_W, Candidate, rank_candidates
 from .comparison import OptionChoice, choose_option
-from .evidence import EvidenceSentence
 from .shared_property import decide_shared
-from .text import normalise
 
 # Names offered to the follow-up decision. The rule takes the first whatever the count; an adapter trained for
 # the choice picks a name that leads on for 44 / 49 / 47 of 198 held-out train questions at 3 / 5 / 8 names.

@@ -20,12 +20,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from ..document.evidence import EvidenceSentence
+from ..document.text import normalise
+from ..language.countries import COUNTRY_OF, COUNTRY_WORDS, country_mentions
+from ..language.spans import GENERIC_NAMES, WORD, name_spans
+from ..language.words import stem
 from .comparison import OptionChoice, is_own_source, name_key
-from .countries import COUNTRY_OF, COUNTRY_WORDS, country_mentions
-from .evidence import EvidenceSentence
-from .spans import GENERIC_NAMES, WORD, name_spans
-from .text import normalise
-from .words import stem
 
 # "the same country", "of the same nationality", "in the same family": the noun compared on.
 _SAME = re.compile(r"\bthe\s+same\s+([a-z]{3,})\b", re.IGNORECASE)

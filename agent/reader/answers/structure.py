@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import re
 
-from .evidence import EvidenceSentence
-from .spans import STOP_WORDS, Span, spans_of
-from .words import content_words, stem
+from ..document.evidence import EvidenceSentence
+from ..language.spans import STOP_WORDS, Span, spans_of
+from ..language.words import content_words, stem
 
 _CELL_WORDS = 6
 
