@@ -2,9 +2,9 @@
 what the report says when the answer is "not found" (what was searched, what came closest).
 
 A span is answered only when `answer_confidence` (agent/reader/trust/confidence.py) reaches
-`agent.min_answer_confidence` and its quote is about the question; otherwise the answer is "not found", never a verified-looking guess. A yes/no
-or "A or B" question is always answered: a choice between two is worth more than abstaining under the trainer's
-tiers even when the evidence does not settle it.
+`agent.min_answer_confidence` and its quote is about the question; otherwise the answer is "not found", never a
+verified-looking guess. A yes/no or "A or B" question is always answered: a choice between two is worth more than
+abstaining under the trainer's tiers even when the evidence does not settle it.
 """
 
 from __future__ import annotations
