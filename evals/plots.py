@@ -53,10 +53,7 @@ def plot_metrics(summary: EvalSummary, path: Path) -> Path:
     series = {name: [s.metrics[m] for m in QUALITY_METRICS] for name, s in summary.systems.items()}
     _grouped_bars(ax, [_LABELS[m] for m in QUALITY_METRICS], series)
     ax.set_title(f"{summary.eval_id}: quality per system ({round(summary.confidence * 100)} % CI)")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return _save(fig, path)
 
 
 def plot_cost(summary: EvalSummary, path: Path) -> Path:
@@ -80,10 +77,7 @@ def plot_cost(summary: EvalSummary, path: Path) -> Path:
     ax.set_ylim(bottom=0)
     ax.grid(alpha=0.3)
     ax.set_title("accuracy vs cost")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return _save(fig, path)
 
 
 def plot_by_type(summary: EvalSummary, path: Path, metric: str = "f1") -> Path:
@@ -92,10 +86,7 @@ def plot_by_type(summary: EvalSummary, path: Path, metric: str = "f1") -> Path:
     series = {name: [s.by_type.get(t, {}).get(metric) for t in types] for name, s in summary.systems.items()}
     _grouped_bars(ax, types, series)
     ax.set_title(f"{_LABELS[metric]} by question type")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return _save(fig, path)
 
 
 def plot_coverage(summary: EvalSummary, path: Path) -> Path:
@@ -110,6 +101,10 @@ def plot_coverage(summary: EvalSummary, path: Path) -> Path:
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     ax.set_title("coverage and precision")
+    return _save(fig, path)
+
+
+def _save(fig: plt.Figure, path: Path) -> Path:
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)

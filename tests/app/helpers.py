@@ -56,3 +56,16 @@ def one_line_failure(result: Any, text: str) -> None:
     assert result.exit_code == 2, result.output
     lines = [line for line in result.stderr.splitlines() if line.strip()]
     assert lines == [f"error: {text}"], result.stderr
+
+
+def is_extractor_request(request: dict[str, Any]) -> bool:
+    """A chat request to the fake OpenAI server that asks the extractor's question (its schema has a quote)."""
+    schema = ((request.get("response_format") or {}).get("json_schema") or {}).get("schema") or {}
+    return "quote" in schema.get("properties", {})
+
+
+def fake_model_env(tmp: Path, base_url: str) -> dict[str, str]:
+    """clean_env for a run on the fake OpenAI-compatible server, one round of one planned step."""
+    return clean_env(tmp, DEEPRESEARCH_MODEL__BACKEND="openai", DEEPRESEARCH_MODEL__NAME="fake",
+                     DEEPRESEARCH_MODEL__BASE_URL=base_url, DEEPRESEARCH_AGENT__BUDGET__MAX_ROUNDS="1",
+                     DEEPRESEARCH_AGENT__BUDGET__MAX_PLAN_STEPS="1")

@@ -19,21 +19,12 @@ from typing import Any
 from deepresearch.agent.trace.store import TraceStore
 
 from .fake_openai import FakeOpenAIServer, fake_openai_server
-from .helpers import clean_env, cli
+from .helpers import cli, fake_model_env, is_extractor_request
 from .terminal import Terminal
 
 QUESTION = "Who designed the Analytical Engine?"
 
 
-def _is_extractor(request: dict[str, Any]) -> bool:
-    schema = ((request.get("response_format") or {}).get("json_schema") or {}).get("schema") or {}
-    return "quote" in schema.get("properties", {})
-
-
-def _env(tmp: Path, base_url: str) -> dict[str, str]:
-    return clean_env(tmp, DEEPRESEARCH_MODEL__BACKEND="openai", DEEPRESEARCH_MODEL__NAME="fake",
-                     DEEPRESEARCH_MODEL__BASE_URL=base_url, DEEPRESEARCH_AGENT__BUDGET__MAX_ROUNDS="1",
-                     DEEPRESEARCH_AGENT__BUDGET__MAX_PLAN_STEPS="1")
 
 
 def _wait_held(server: FakeOpenAIServer, alive: Any) -> None:
@@ -53,9 +44,9 @@ def _only_run(data: Path) -> tuple[str, str]:
 
 
 def test_sigint_leaves_the_run_interrupted_and_names_it(tmp_path: Path):
-    with fake_openai_server(hold=_is_extractor) as server:
+    with fake_openai_server(hold=is_extractor_request) as server:
         child = subprocess.Popen([sys.executable, "-m", "deepresearch", "ask", "--offline", QUESTION],
-                                 env=_env(tmp_path, server.base_url), stdin=subprocess.DEVNULL,
+                                 env=fake_model_env(tmp_path, server.base_url), stdin=subprocess.DEVNULL,
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
             _wait_held(server, lambda: child.poll() is None)
@@ -73,15 +64,16 @@ def test_sigint_leaves_the_run_interrupted_and_names_it(tmp_path: Path):
     assert last == f"interrupted run {run_id} (interrupted); continue it with: deepresearch ask --resume {run_id}"
 
     with fake_openai_server() as server:
-        resumed = cli("ask", "--resume", run_id, "--offline", "--quiet", "--json", env=_env(tmp_path, server.base_url))
+        resumed = cli("ask", "--resume", run_id, "--offline", "--quiet", "--json",
+                      env=fake_model_env(tmp_path, server.base_url))
     assert resumed.returncode in (0, 3), resumed.stderr[-3000:]
     assert json.loads(resumed.stdout)["run_id"] == run_id
     assert _only_run(tmp_path / "data")[1] in ("finished", "budget_stop")
 
 
 def test_ctrl_c_on_a_terminal_piped_into_tee(tmp_path: Path):
-    with fake_openai_server(hold=_is_extractor) as server:
-        env = {**_env(tmp_path, server.base_url), "TERM": "xterm"}
+    with fake_openai_server(hold=is_extractor_request) as server:
+        env = {**fake_model_env(tmp_path, server.base_url), "TERM": "xterm"}
         ask = " ".join(shlex.quote(a) for a in (sys.executable, "-m", "deepresearch", "ask", "--offline", QUESTION))
         terminal = Terminal(["bash", "-c", f"{ask} | tee {shlex.quote(str(tmp_path / 'out.md'))}; "
                                            "echo ASK_EXIT=${PIPESTATUS[0]}"], env)

@@ -9,6 +9,8 @@ from pathlib import Path
 from deepresearch.tools.config import ToolSettings
 from deepresearch.tools.index.registry import IndexRegistry
 
+from tests.tools.servers import pdf_of
+
 from .helpers import clean_env, cli, one_error_line
 
 
@@ -28,15 +30,7 @@ def bomb_pdf() -> bytes:
         b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /ToUnicode 6 0 R >>",
         _stream(b" " * 80_000_000),
     ]
-    out, offsets = bytearray(b"%PDF-1.4\n"), []
-    for number, body in enumerate(objects, 1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
-    return bytes(out)
+    return pdf_of(objects)
 
 
 def test_bomb_pdf_is_skipped_and_the_rest_of_the_folder_indexed(tmp_path: Path):

@@ -21,20 +21,11 @@ from deepresearch.evals.scored_run import facts_from_trace
 from deepresearch.train.update.samples import samples_from_events
 
 from .fake_openai import fake_openai_server
-from .helpers import clean_env, cli
+from .helpers import cli, fake_model_env, is_extractor_request
 
 QUESTION = "Who designed the Analytical Engine?"
 
 
-def _is_extractor(request: dict[str, Any]) -> bool:
-    schema = ((request.get("response_format") or {}).get("json_schema") or {}).get("schema") or {}
-    return "quote" in schema.get("properties", {})
-
-
-def _env(tmp: Path, base_url: str) -> dict[str, str]:
-    return clean_env(tmp, DEEPRESEARCH_MODEL__BACKEND="openai", DEEPRESEARCH_MODEL__NAME="fake",
-                     DEEPRESEARCH_MODEL__BASE_URL=base_url, DEEPRESEARCH_AGENT__BUDGET__MAX_ROUNDS="1",
-                     DEEPRESEARCH_AGENT__BUDGET__MAX_PLAN_STEPS="1")
 
 
 def _counts(data: Path, run_id: str) -> dict[str, Any]:
@@ -57,8 +48,8 @@ def _counts(data: Path, run_id: str) -> dict[str, Any]:
 
 def test_resume_after_kill_9_counts_each_call_once(tmp_path: Path):
     killed_dir, whole_dir = tmp_path / "killed", tmp_path / "whole"
-    with fake_openai_server(hold=_is_extractor) as server:
-        env = _env(killed_dir, server.base_url)
+    with fake_openai_server(hold=is_extractor_request) as server:
+        env = fake_model_env(killed_dir, server.base_url)
         child = subprocess.Popen([sys.executable, "-m", "deepresearch", "ask", "--offline", "--quiet", "--json",
                                   QUESTION], env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                  stderr=subprocess.PIPE)
@@ -79,9 +70,9 @@ def test_resume_after_kill_9_counts_each_call_once(tmp_path: Path):
 
     with fake_openai_server() as server:
         resumed = cli("ask", "--resume", run_id, "--offline", "--quiet", "--json",
-                      env=_env(killed_dir, server.base_url))
+                      env=fake_model_env(killed_dir, server.base_url))
         assert resumed.returncode in (0, 3), resumed.stderr[-3000:]
-        whole = cli("ask", "--offline", "--quiet", "--json", QUESTION, env=_env(whole_dir, server.base_url))
+        whole = cli("ask", "--offline", "--quiet", "--json", QUESTION, env=fake_model_env(whole_dir, server.base_url))
         assert whole.returncode in (0, 3), whole.stderr[-3000:]
     whole_id = json.loads(whole.stdout)["run_id"]
 

@@ -156,6 +156,11 @@ def slow_pdf(pages: int, operators: int = 10_000) -> bytes:
         b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 3 0 R "
         b"/Resources << /Font << /F1 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica >> >> >> >>"
     ] * pages
+    return pdf_of(objects)
+
+
+def pdf_of(objects: list[bytes]) -> bytes:
+    """A PDF file of these objects (object 1 the catalog), with its cross-reference table."""
     out, offsets = bytearray(b"%PDF-1.4\n"), []
     for number, body in enumerate(objects, 1):
         offsets.append(len(out))
