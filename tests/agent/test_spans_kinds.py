@@ -41,3 +41,6 @@ def test_dates(sentence: str, date: str):
 def test_places():
     assert [s.text for s in place_spans("The first-aid kit is above the sink.")] == ["above the sink"]
     assert place_spans("He moved to New York in 1990.") == []
+    # A name that follows is the place (pool dev: "on the Bahamian island of" answered for "Great Exuma").
+    assert place_spans("The festival was held on the Bahamian island of Great Exuma.") == []
+    assert [s.text for s in place_spans("A first-aid kit in the tea tent for all.")] == ["in the tea tent"]

@@ -269,13 +269,25 @@ def quantity_spans(sentence: str) -> list[Span]:
 
 
 # Where something is, when no name says it: "above the sink", "by the roller door", "in the tea tent".
-_PLACE = re.compile(r"\b(?:above|below|under|underneath|behind|beside|next to|near|by|in|on|at|inside|over|"
-                    r"outside|opposite|left of|right of)\s+(?:the|a|an|our|its|his|her|their)\s+"
-                    r"(?:[a-z][\w\-]*\s+){0,2}[a-z][\w\-]*", re.IGNORECASE)
+_PLACE = re.compile(r"\b(?i:above|below|under|underneath|behind|beside|next to|near|by|in|on|at|inside|over|"
+                    r"outside|opposite|left of|right of)\s+(?i:the|a|an|our|its|his|her|their)\s+"
+                    r"(?:[a-z][a-z\-]*\s+){0,2}[a-z][a-z\-]*\b")
 
 
 def place_spans(sentence: str) -> list[Span]:
-    return [Span(m.group(), "place", m.start()) for m in _PLACE.finditer(sentence)]
+    """Lower-case place phrases only: where a name follows ("on the Bahamian island of Great Exuma"), the name is
+    the place, and a phrase ending on a function word ("in the middle of") is no place of its own."""
+    out = []
+    for m in _PLACE.finditer(sentence):
+        words = m.group().split()
+        while len(words) > 3 and words[-1] in STOP_WORDS:  # "in the tea tent for" → "in the tea tent"
+            words.pop()
+        text = " ".join(words)
+        end = m.start() + len(text)
+        if words[-1] in STOP_WORDS or re.match(r"\s+(?:of\s+)?[A-Z0-9]", sentence[end:end + 5]):
+            continue
+        out.append(Span(text, "place", m.start()))
+    return out
 
 
 def spans_of(sentence: str, lists: bool = False) -> list[Span]:
