@@ -14,7 +14,7 @@ from typing import Any
 
 from deepresearch.agent.reader import ABOUT, Candidate, Relevance, RelevanceReader
 
-from .state import ResearchState
+from .state import Finding, ResearchState
 
 # What a choice the evidence settles, and one it leaves to the model, are taken to be worth.
 DECIDED_CONFIDENCE, UNDECIDED_CONFIDENCE = 0.9, 0.5
@@ -29,7 +29,9 @@ class AnswerJudgement:
     candidate: str = ""
     quote: str = ""
     link: str = ""  # the quote a multi-hop chain goes through ("" when the answer's quote is about the question itself)
-    bridge: str = ""
+    bridge: str = ""  # the name the link and the answer's quote share
+    link_source: str = ""
+    link_title: str = ""
 
     @property
     def about(self) -> bool:
@@ -51,12 +53,21 @@ class AnswerJudgement:
 
     @classmethod
     def of_span(cls, best: Candidate, confidence: float, relevance: Relevance, threshold: float) -> AnswerJudgement:
-        return cls(confidence, relevance.score, threshold, best.text, best.quote,
-                   relevance.link.text if relevance.link else "", relevance.bridge)
+        link = relevance.link
+        return cls(confidence, relevance.score, threshold, best.text, best.quote, link.text if link else "",
+                   relevance.bridge if link else "", link.url if link else "", link.title if link else "")
 
     def payload(self) -> dict[str, Any]:
         return {"confidence": self.confidence, "relevance": round(self.relevance, 4), "threshold": self.threshold,
-                "candidate": self.candidate, "abstained": self.abstained, "link": self.link, "bridge": self.bridge}
+                "candidate": self.candidate, "abstained": self.abstained, "link": self.link, "bridge": self.bridge,
+                "link_source": self.link_source}
+
+    def link_finding(self, step_id: int = -1) -> Finding | None:
+        """The chain's first step as a finding: the quote about the question that names the bridge."""
+        if not self.link or not self.bridge:
+            return None
+        return Finding(step_id=step_id, claim=self.bridge, quote=self.link, source=self.link_source,
+                       title=self.link_title, doc_id=None, start=-1, end=-1)
 
 
 def render_not_found(state: ResearchState, reader: RelevanceReader, judged: AnswerJudgement) -> str:

@@ -59,7 +59,7 @@ def test_each_point_is_checked_on_its_own_even_when_two_cite_one_finding():
     points = [ReportPoint(text="Aphra Behn wrote The City Heiress.", cite=1),
               ReportPoint(text="The City Heiress is by John Burgoyne.", cite=1)]
     answer = check_citation(1, finding(DEATH), "1689", lambda _: DEATH)
-    cites = cite_points(points, [finding()], answer, PAGES.get, RelevanceReader("Who wrote The City Heiress?", []))
+    cites = cite_points(points, [finding()], [answer], PAGES.get, RelevanceReader("Who wrote The City Heiress?", []))
     assert [(c["n"], c["verified"]) for c in cites] == [(2, True), (2, False)]
     report = render_report("Who wrote The City Heiress?", "Aphra Behn", None, points, cites, "")
     assert "- Aphra Behn wrote The City Heiress. [2]" in report
@@ -77,7 +77,7 @@ def test_a_point_quoting_the_answers_sentence_shares_the_answers_number():
     answer = {**check_citation(1, aphra, "1689", PAGES.get), "n": 1}
     reader = RelevanceReader("When did the playwright of The City Heiress die?",
                              [EvidenceSentence(BEHN, 0, "The City Heiress", url="local://demo/behn")])
-    cites = cite_points(points, [finding(), aphra], answer, PAGES.get, reader)
+    cites = cite_points(points, [finding(), aphra], [answer], PAGES.get, reader)
     # Aphra Behn's sentence does not name The City Heiress: it is about the question through the play's sentence.
     assert [(c["n"], c["quote"], c["verified"]) for c in cites] == [(1, DEATH, True), (2, BEHN, True)]
 
@@ -92,7 +92,7 @@ def test_findings_are_numbered_in_order_of_first_use_without_an_answer_citation(
               ReportPoint(text="She was a British playwright.", cite=2)]
     reader = RelevanceReader("When did the playwright of The City Heiress die?",
                              [EvidenceSentence(BEHN, 0, "The City Heiress", url="local://demo/behn")])
-    cites = cite_points(points, [finding(), aphra], None, PAGES.get, reader)
+    cites = cite_points(points, [finding(), aphra], [], PAGES.get, reader)
     assert [(c["n"], c["verified"]) for c in cites] == [(1, True), (2, True), (1, True)]
 
 
@@ -112,7 +112,7 @@ def test_a_quote_that_is_not_about_the_question_is_not_verified_and_not_a_key_po
     answer = check_citation(1, found, "U.S.A", lambda _: steam, about=False)
     assert not answer["verified"] and answer["reason"] == "the quote is not about the question"
     point = ReportPoint(text=steam, cite=1)
-    cites = cite_points([point], [found], None, lambda _: steam, reader)
+    cites = cite_points([point], [found], [], lambda _: steam, reader)
     assert not cites[0]["verified"]
     report = render_report("Who designed the Analytical Engine?", "not found", None, [point], cites, "")
     assert steam not in report  # not shown as a key point at all

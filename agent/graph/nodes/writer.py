@@ -44,10 +44,14 @@ STOP_NOTES = {
 
 
 def render_report(question: str, answer: str, answer_cite: Citation | None, points: list[ReportPoint],
-                  point_cites: list[Citation | None], note: str) -> str:
-    """The report's markdown; `point_cites[i]` is point i's own checked citation (None: it cited nothing)."""
+                  point_cites: list[Citation | None], note: str, chain_cite: Citation | None = None) -> str:
+    """The report's markdown; `point_cites[i]` is point i's own checked citation (None: it cited nothing);
+    `chain_cite`: a multi-hop answer's first step (the quote about the question that names the bridge)."""
     mark = f" [{answer_cite['n']}]" if answer_cite and answer_cite["verified"] else ""
     lines = [f"# {question}", "", f"**Answer:** {answer}{mark}", ""]
+    if answer_cite and answer_cite["verified"] and chain_cite and chain_cite["verified"]:
+        lines += [f"**How:** {chain_cite['quote']} [{chain_cite['n']}] · {answer_cite['quote']} [{answer_cite['n']}]",
+                  ""]
     if note:
         lines += ["> " + line if line else ">" for line in note.split("\n")] + [""]
     for p, c in zip(points, point_cites, strict=True):
@@ -59,7 +63,7 @@ def render_report(question: str, answer: str, answer_cite: Citation | None, poin
             lines.append(f"- {p.text} [{c['n']}]")
         else:
             lines.append(f"- {p.text} _(unsupported: citation removed — {c['reason']})_")
-    verified = {c["n"]: c for c in [answer_cite, *point_cites] if c is not None and c["verified"]}
+    verified = {c["n"]: c for c in [answer_cite, chain_cite, *point_cites] if c is not None and c["verified"]}
     if verified:
         lines += ["", "## Sources", ""]
         for c in verified.values():
@@ -68,14 +72,14 @@ def render_report(question: str, answer: str, answer_cite: Citation | None, poin
     return "\n".join(lines) + "\n"
 
 
-def cite_points(points: list[ReportPoint], findings: list[Finding], answer_cite: Citation | None,
+def cite_points(points: list[ReportPoint], findings: list[Finding], first: list[Citation],
                 source_text: Callable[[str], str | None], reader: RelevanceReader) -> list[Citation | None]:
     """Check every point against the finding it cites, each point on its own (a point is its finding's
     quote, so the check fails when the source no longer holds the quote or the quote is not about the question).
-    Findings are numbered after the answer's citation in order of first use; one holding the answer's quote
-    shares its number."""
-    numbers = {i: 1 for i, f in enumerate(findings, 1) if answer_cite and _same_quote(f, answer_cite)}
-    next_n = 2 if answer_cite else 1
+    Findings are numbered after the `first` citations (the answer's, a chain's) in order of first use; one holding
+    a first citation's quote shares its number."""
+    numbers = {i: c["n"] for i, f in enumerate(findings, 1) for c in first if _same_quote(f, c)}
+    next_n = max((c["n"] for c in first), default=0) + 1
     out: list[Citation | None] = []
     for p in points:
         if not 1 <= p.cite <= len(findings):
@@ -172,16 +176,21 @@ async def writer(state: ResearchState, runtime: Runtime[ResearchContext]) -> dic
     # The answer's own citation first, then the points' in order of first use; each checked against its source
     # and for being about the question.
     chosen = next((c for c in candidates if c.text == answer), None)
-    answer_cite = None
+    answer_cite = chain_cite = None
     if chosen is not None:
         answer_cite = check_citation(1, answer_finding(chosen, state.get("sources", [])), answer,
                                      ctx.toolbox.source_text, about=judged.about)
-    point_cites = cite_points(points, findings, answer_cite, ctx.toolbox.source_text, reader)
-    citations = ([answer_cite] if answer_cite else []) + [c for c in point_cites if c is not None]
+        # A multi-hop answer's chain, checked link by link: the first quote names the bridge (its claim), the
+        # answer's quote (or its title) names it too (relevance.py linked them by it).
+        if (link := judged.link_finding()) is not None and answer_cite["verified"]:
+            chain_cite = check_citation(2, link, judged.bridge, ctx.toolbox.source_text)
+    first = [c for c in (answer_cite, chain_cite) if c is not None]
+    point_cites = cite_points(points, findings, first, ctx.toolbox.source_text, reader)
+    citations = first + [c for c in point_cites if c is not None]
     rejected = sum(1 for c in citations if not c["verified"])
     ctx.record(CitationsChecked(checked=len(citations), verified=len(citations) - rejected, removed=rejected,
                                 citations=citations, answer_options=choices, judgement=judged.payload()))
     if answer == NOT_FOUND:
         note = "\n\n".join(n for n in (note, render_not_found(state, reader, judged)) if n)
-    report = render_report(question, answer, answer_cite, points, point_cites, note)
+    report = render_report(question, answer, answer_cite, points, point_cites, note, chain_cite)
     return {**update, "answer": answer, "report": report, "citations": citations}

@@ -73,11 +73,14 @@ def coverage(words: QuestionWords, covered: set[str]) -> Relevance:
     return Relevance(share if names_ok else 0.0, names_ok)
 
 
-def _names(sent: EvidenceSentence) -> set[str]:
-    found = {normalise(s.text) for s in name_spans(sent.text) if len(s.text) > 2}
+def _names(sent: EvidenceSentence) -> dict[str, str]:
+    """The names a unit gives (its source's title among them), normalised, each with how it is written."""
+    found = {normalise(s.text): s.text for s in name_spans(sent.text) if len(s.text) > 2}
     if sent.title:
-        found.add(normalise(without_disambiguation(sent.title)))
-    return found - {""}
+        title = without_disambiguation(sent.title)
+        found.setdefault(normalise(title), title)
+    found.pop("", None)
+    return found
 
 
 def texts_about(question: str, texts: Sequence[str], least: float) -> list[str]:
@@ -116,7 +119,7 @@ class RelevanceReader:
                     continue
                 joint = coverage(self.words, own | self._stems[j])
                 if joint.score > best.score + 1e-9:
-                    best = Relevance(joint.score, joint.names_ok, self.units[j], name)
+                    best = Relevance(joint.score, joint.names_ok, self.units[j], self._names[j][name])
         return best
 
     def of_answer(self, text: str, url: str, quote: str) -> Relevance:
