@@ -5,6 +5,9 @@ The direct answer is chosen, not written: one of the answer options the reader f
 the run read (agent/reader: an answer-form choice, or the one the evidence decides for, or a span of the
 evidence re-ranked by the policy's likelihood), or "not found", enforced by the grammar. A chosen span or
 option cites the sentence it came from.
+
+An open question (explain, compare, summarise) gets sections instead: checked quotes grouped by what was searched,
+or sentences a model that writes wrote and the check kept (agent/graph/report/, agent.report.style).
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ from ..events import CitationsChecked, OptionDecided
 from ..findings import render_findings, unique_findings
 from ..judgement import AnswerJudgement, render_not_found
 from ..reading import read_sentences
+from ..report.compose import DirectAnswer, sectioned_report
+from ..report.shape import report_shape
 from ..schemas import ReportPoint, WriterOut, writer_schema
 from ..scoring import rerank
 from ..state import Citation, Finding, ResearchState, SourceRead
@@ -151,6 +156,9 @@ async def writer(state: ResearchState, runtime: Runtime[ResearchContext]) -> dic
     reason = state.get("stop_reason") or "finished"
     note = STOP_NOTES.get(reason, "").format(detail=state.get("stop_detail", ""))
     reader = RelevanceReader(question, read_sentences(state.get("sources", []), ctx.toolbox.source_text))
+    shape = report_shape(question, ctx.settings.report, ctx.model)  # an open question's report: report/
+    if not shape.direct_answer:
+        return await sectioned_report(state, ctx, shape, reader, note)
     choices, candidates, judged = await offered_answers(state, ctx, reader)
     update: dict = {}
     try:
@@ -176,6 +184,9 @@ async def writer(state: ResearchState, runtime: Runtime[ResearchContext]) -> dic
     if chosen is not None:
         answer_cite = check_citation(1, answer_finding(chosen, state.get("sources", [])), answer,
                                      ctx.toolbox.source_text, about=judged.about)
+    if shape.sections:  # the report's sections in place of the key points, under the answer
+        return await sectioned_report(state, ctx, shape, reader, note, DirectAnswer(answer, answer_cite, choices,
+                                                                                    judged), update)
     point_cites = cite_points(points, findings, answer_cite, ctx.toolbox.source_text, reader)
     citations = ([answer_cite] if answer_cite else []) + [c for c in point_cites if c is not None]
     rejected = sum(1 for c in citations if not c["verified"])
