@@ -20,7 +20,8 @@ from deepresearch.agent.graph.run import ResearchRuntime, RunOptions, research
 from deepresearch.agent.model.remote.openai_client import OpenAIChatModel
 from deepresearch.agent.model.remote.server import VLLMServer, VLLMServeSettings, vllm_installed
 from deepresearch.agent.trace.store import TraceStore
-from deepresearch.app.report_export import render_report
+from deepresearch.app.report_html import render_html
+from deepresearch.app.report_pdf import print_pdf
 from deepresearch.app.report_view import view_of_run
 from deepresearch.tools.config import BrowserSettings
 
@@ -68,10 +69,11 @@ async def test_an_open_question_gets_a_written_report_checked_sentence_by_senten
         view = view_of_run(store.get_run(result.run_id))
         assert view.style == "written" and [s.title for s in view.sections] == [s["title"] for s in checked.sections]
         assert len(view.dropped_sentences) == checked.dropped
-        pdf = render_report(view, "pdf", BrowserSettings())
+        print(result.report)  # shown with -s: what the 135M wrote and what the check kept
+        browser = BrowserSettings()
+        pdf = await print_pdf(render_html(view), chromium=browser.chromium_path, args=list(browser.chromium_args))
         assert pdf.startswith(b"%PDF-")
         (tmp_path / "report.pdf").write_bytes(pdf)
-        print(result.report)  # shown with -s: what the 135M wrote and what the check kept
     finally:
         store.close()
         await model.close()
