@@ -10,12 +10,13 @@ trainer and the scripts import it from here.
 - RelevanceReader: is a unit about the question, on its own or through a chain (relevance.py); answer_confidence:
   how likely the best candidate is right, which decides between answering and "not found" (confidence.py)
 - question_kind: a factoid question (one answer span) or an open one (explain, compare, summarise, list: a
-  report); question_parts: the things an open question covers one by one (open_questions.py)
+  report); question_parts: the things an open question covers one by one; speaks_of: a quote names what a
+  question is about itself (open_questions.py)
 - TEMPLATE, BRIDGE_TEMPLATE, LIKELIHOOD_WEIGHT, the roles: how the policy's likelihood is asked and weighed
   beside the rules' features (likelihood.py; the graph's scoring.py makes the calls)
 
 Inside, a module uses only those listed before it: units, text, spans, countries, evidence, likelihood; words,
-answer_form; candidates, comparison; shared_property; options; relevance, confidence; open_questions (none).
+answer_form; candidates, comparison; shared_property; options; relevance, confidence; open_questions.
 """
 
 from .answer_form import NOT_FOUND, YES_NO, answer_choices
@@ -33,7 +34,7 @@ from .likelihood import (
     TEMPLATE_VERSION,
 )
 from .options import BRIDGE_OPTIONS, AnswerOptions, answer_options, bridge_options
-from .open_questions import QuestionKind, question_kind, question_parts
+from .open_questions import QuestionKind, question_kind, question_parts, speaks_of
 from .relevance import Relevance, RelevanceReader, texts_about
 from .text import best_sentences, locate, normalise, quote_supported, split_sentences
 from .units import Unit, read_units
@@ -43,5 +44,5 @@ __all__ = [
     "NOT_FOUND", "TEMPLATE", "TEMPLATE_VERSION", "YES_NO", "AnswerOptions", "Candidate", "EvidenceSentence",
     "answer_choices", "answer_options", "best_sentences", "bridge_options", "locate", "normalise", "quote_supported",
     "split_sentences", "read_units", "Unit", "ABOUT", "answer_confidence", "Relevance", "RelevanceReader",
-    "texts_about", "FEATURE_WEIGHTS", "QuestionKind", "question_kind", "question_parts",
+    "texts_about", "FEATURE_WEIGHTS", "QuestionKind", "question_kind", "question_parts", "speaks_of",
 ]

@@ -7,12 +7,17 @@ is factoid, today's path, so a question it misses still gets an answer span.
 
 `question_parts` names the things an open question covers one by one ("the differences between A and B": A and
 B), so the follow-up hop can search each on its own, as it does the options of an "A or B" question.
+`speaks_of` says whether a sentence itself names what a question is about, not only the page it stands on.
 """
 
 from __future__ import annotations
 
 import re
 from typing import Literal
+
+from .spans import name_spans
+from .text import without_disambiguation
+from .words import content_words, stem
 
 QuestionKind = Literal["factoid", "open"]
 
@@ -116,3 +121,27 @@ def question_parts(question: str) -> list[str]:
                 len({p.lower() for p in parts}) == len(parts):
             return parts
     return []
+
+
+# Words that frame an open question rather than say what it is about: a sentence holding only these speaks of nothing.
+_FRAME_WORDS = frozenset(stem(w) for w in (
+    *_OPEN_VERBS, "main", "key", "major", "difference", "differences", "similarity", "similarities", "pros", "cons",
+    "advantages", "disadvantages", "benefits", "drawbacks", "history", "overview", "tell", "know", "give", "work",
+    "works", "different", "like", "role", "impact", "significance", "ways", "way", "some", "kind", "kinds", "types",
+))
+
+
+def speaks_of(question: str, text: str, title: str = "") -> bool:
+    """Whether `text` (a quote) names what `question` is about: a word of one of the names the question gives
+    ("Lisa Simpson": "Lisa" or "Simpson"), or, when it gives none, one of its content words that is not a request's
+    frame ("describe", "differences") — or it stands on that very thing's own page (`title` "Ada Lovelace": its
+    "She was born in 1815" speaks of her). "It was directed by Mike B. Anderson" on the page "The Secret War of Lisa
+    Simpson" does not speak of Lisa Simpson: the page is an episode's."""
+    spans = name_spans(question[:1].lower() + question[1:])
+    names = [n for s in spans if (n := {stem(w) for w in content_words(s.text)})]
+    wanted = set().union(*names) if names else (
+        {stem(w) for w in content_words(question)} - _FRAME_WORDS - {"what", "which", "who", "how", "why"})
+    if wanted & {stem(w) for w in content_words(text)}:
+        return True
+    page = {stem(w) for w in content_words(without_disambiguation(title))}
+    return bool(page) and (any(page == n for n in names) if names else page <= wanted)

@@ -4,7 +4,7 @@ covers one by one. General English wording of every shape, both kinds."""
 from __future__ import annotations
 
 import pytest
-from deepresearch.agent.reader import question_kind, question_parts
+from deepresearch.agent.reader import question_kind, question_parts, speaks_of
 
 OPEN = [
     "What are the main differences between the Analytical Engine and the Difference Engine?",
@@ -97,3 +97,20 @@ def test_factoid_questions_want_one_answer(question):
 ])
 def test_the_parts_an_open_question_covers(question, parts):
     assert question_parts(question) == parts
+
+
+@pytest.mark.parametrize(("question", "text", "title", "speaks"), [
+    ("Describe Lisa Simpson.", "Lisa Marie Simpson is a fictional character.", "Lisa Simpson", True),
+    ("Describe Lisa Simpson.", "She is the middle child of the family.", "Lisa Simpson", True),  # her own page
+    # The page's title names her, but the sentence is about an episode.
+    ("Describe Lisa Simpson.", "It was directed by Mike B. Anderson.", "The Secret War of Lisa Simpson", False),
+    ("Compare The Jetsons and The Flintstones.", 'It was the counterpart to "The Flintstones".', "The Jetsons", True),
+    ("Explain the intelligent design movement.", "It is a neo-creationist campaign.", "Intelligent design movement",
+     True),
+    ("Explain the intelligent design movement.", "It was founded by John Calvert.", "Intelligent Design Network",
+     False),
+    ("What are the main differences between a nuclear weapon and a thermonuclear weapon?",
+     "The main difference is cost.", "Economics", False),  # only the question's frame words
+])
+def test_a_quote_speaks_of_what_the_question_is_about(question, text, title, speaks):
+    assert speaks_of(question, text, title) is speaks
