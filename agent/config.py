@@ -87,10 +87,35 @@ class BudgetSettings(BaseModel):
     loop_window: int = Field(2, ge=1, description="rounds with no new evidence before the run is stopped")
 
 
+class ReportSettings(BaseModel):
+    """What the writer gives for an open question (explain, compare, summarise, list:
+    agent/reader/language/open_questions.py).
+
+    answer: the extractive report, findings grouped by what was searched, each a checked quote (a factoid question
+    keeps its answer span and key points); written: the model writes sections from an outline of the findings,
+    each sentence citing the findings it rests on and checked against them; auto: written when the model can
+    write (a served model, backend openai), else extractive (the embedded 135M).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    style: Literal["auto", "answer", "written"] = Field(
+        "auto", description="open questions: auto = written on a served model (backend openai), extractive on the "
+        "embedded one; answer = extractive (checked quotes grouped by search); written = the model writes sections "
+        "(a factoid question then gets them under its answer too)"
+    )
+    sections: int = Field(3, ge=1, le=8, description="written report: sections the outline may have")
+    sentences: int = Field(4, ge=1, le=12, description="written report: sentences per section")
+    findings: int = Field(12, ge=1, le=40, description="written report: findings shown to the model (the ones "
+                          "about the question or their search, first found first)")
+    quotes: int = Field(4, ge=1, le=20, description="extractive report: quotes under each search")
+
+
 class AgentSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     budget: BudgetSettings = Field(default_factory=BudgetSettings)
+    report: ReportSettings = Field(default_factory=ReportSettings)
     auto_approve: bool = Field(True, description="skip the plan approval pause")
     max_sources_in_prompt: int = Field(6, ge=1, le=50)
     evidence_chars: int = Field(600, ge=100, le=20_000, description="characters of a source shown to the model")

@@ -1,5 +1,6 @@
-"""A report as one self-contained HTML page: the answer, key points with their citations, the sources
-with the quotes that were checked. No script, no external resource; every piece of text is escaped
+"""A report as one self-contained HTML page: the answer, key points with their citations (or an open question's
+sections, each sentence with its citations, and the sentences the check removed), the sources with the quotes that
+were checked. No script, no external resource; every piece of text is escaped
 (questions, quotes, titles and URLs come from users and web pages: untrusted).
 """
 
@@ -22,6 +23,8 @@ h2{font-size:1.05rem;text-transform:uppercase;letter-spacing:.04em;color:#555;ma
 .note{background:#fff7e0;border-left:4px solid #d9a400;padding:.5rem 1rem;margin:1rem 0}
 a.cite{text-decoration:none;font-size:.85em;vertical-align:super}
 .removed{color:#777}.removed em{font-size:.85em}
+.intro{color:#555;font-size:.9rem;font-style:italic}
+h2.section{text-transform:none;letter-spacing:0;color:#1d1d1f;font-size:1.15rem}
 ol.sources{padding-left:0;list-style:none}
 ol.sources li{margin:0 0 1rem;break-inside:avoid}
 .src-title{font-weight:600;margin:0}
@@ -45,6 +48,35 @@ def _url(url: str) -> str:
     return escape(url)
 
 
+def _sections(view: ReportView) -> list[str]:
+    """An open question's sections: written sentences as a paragraph, an extractive report's quotes as a list."""
+    e = escape
+    intro = ("Written by the model from the findings it was shown; every sentence was checked against the quotes it "
+             "cites, and one they do not support is removed." if view.style == "written" else
+             "Quotes from the sources read, grouped by what was searched; each was found in its source and is about "
+             "the question or its search.")
+    if view.dropped:
+        what = "sentence(s) removed" if view.style == "written" else "quote(s) left out"
+        intro += f" {view.dropped} {what} by the check."
+    parts = [f'<p class="intro">{e(intro)}</p>']
+    for section in view.sections:
+        parts.append(f'<h2 class="section">{e(section.title)}</h2>')
+        shown = [s for s in section.sentences if s.supported]
+        if not shown:
+            parts.append('<p class="removed"><em>(every sentence of this section was removed by the check)</em></p>')
+        elif view.style == "written":
+            parts.append("<p>" + " ".join(f"{e(s.text)}{''.join(_cite(n) for n in s.cites)}" for s in shown) + "</p>")
+        else:
+            parts.append("<ul>" + "".join(f"<li>{e(s.text)}{''.join(_cite(n) for n in s.cites)}</li>" for s in shown)
+                         + "</ul>")
+    if view.dropped_sentences:
+        parts.append("<h2>Removed by the check</h2><ul>")
+        parts += [f'<li class="removed">{e(s.text)} <em>(unsupported: {e(s.reason or "")})</em></li>'
+                  for s in view.dropped_sentences]
+        parts.append("</ul>")
+    return parts
+
+
 def render_html(view: ReportView) -> str:
     e = escape
     when = f" · {view.created_at:%Y-%m-%d %H:%M} UTC" if view.created_at else ""
@@ -56,11 +88,14 @@ def render_html(view: ReportView) -> str:
         f"<h1>{e(view.question)}</h1>",
         f'<p class="meta">run {e(view.run_id)} · {e(view.status)}{when} · {len(view.sources)} verified source(s)'
         + (f" · {view.removed} citation(s) removed by the check" if view.removed else "") + "</p>",
-        '<h2>Answer</h2>',
-        f'<p class="answer"><strong>{e(view.answer or "no answer")}</strong>{_cite(view.answer_cite)}</p>',
     ]
+    if view.answer or view.style == "answer":  # an open question's report has no answer line of its own
+        parts += ['<h2>Answer</h2>',
+                  f'<p class="answer"><strong>{e(view.answer or "no answer")}</strong>{_cite(view.answer_cite)}</p>']
     if view.note:
         parts.append(f'<p class="note">{e(view.note)}</p>')
+    if view.style != "answer":
+        parts += _sections(view)
     if view.points:
         parts.append("<h2>Key points</h2><ul>")
         for p in view.points:

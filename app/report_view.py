@@ -1,5 +1,6 @@
-"""A run's report as structured parts (answer, key points with their citations, sources with quotes),
-read back from what the run stored: its answer, its citations and the markdown the writer rendered.
+"""A run's report as structured parts (answer, key points with their citations, sources with quotes; for an open
+question's report its sections, each sentence with its citations, and the sentences the check removed), read back
+from what the run stored: its answer, its citations and the markdown the writer rendered.
 
 The CLI's `--format html|pdf`, and later the API and the TUI, render from this one view.
 """
@@ -8,8 +9,9 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
+from deepresearch.agent.graph.report.render import EMPTY_SECTION, EXTRACTIVE_INTRO, REMOVED_HEADING, WRITTEN_INTRO
 from pydantic import BaseModel, Field
 
 # The writer's markdown (agent/graph/nodes/writer.py render_report): "**Answer:** text [n]", "> note",
@@ -17,6 +19,11 @@ from pydantic import BaseModel, Field
 _ANSWER = re.compile(r"^\*\*Answer:\*\* (?P<text>.*?)(?: \[(?P<n>\d+)\])?$")
 _CITED = re.compile(r"^- (?P<text>.*) \[(?P<n>\d+)\]$")
 _REMOVED = re.compile(r"^- (?P<text>.*) _\(unsupported: citation removed — (?P<reason>.*)\)_$")
+# A sectioned report (agent/graph/report/render.py): "text [2][3]" (a written sentence, or "- quote [2]"), the count
+# line under the intro, and "- text _(unsupported: reason)_" under "## Removed by the check".
+_LINE = re.compile(r"^(?:- )?(?P<text>.*?) ?(?P<marks>(?:\[\d+\])+)$")
+_COUNT = re.compile(r"^_(?:Removed by the check|Left out): (?P<n>\d+) ")
+_DROPPED = re.compile(r"^- (?P<text>.*) _\(unsupported: (?P<reason>.*)\)_$")
 STOPPED_EARLY = {"budget_stop": "This run stopped early (budget limit). The answer may be incomplete.",
                  "loop_stop": "This run stopped early (loop detected). The answer may be incomplete."}
 
@@ -25,6 +32,20 @@ class Point(BaseModel):
     text: str
     cite: int | None = None  # number of the verified source that supports it
     removed: str | None = None  # why its citation was removed (it failed the check)
+
+
+class Sentence(BaseModel):
+    """A line of a section (a written sentence, or a quote of an extractive report) and its check."""
+
+    text: str
+    cites: list[int] = Field(default_factory=list)  # the verified sources it rests on
+    supported: bool = True
+    reason: str | None = None  # why the check removed it
+
+
+class Section(BaseModel):
+    title: str
+    sentences: list[Sentence] = Field(default_factory=list)
 
 
 class Source(BaseModel):
@@ -45,6 +66,10 @@ class ReportView(BaseModel):
     points: list[Point] = Field(default_factory=list)
     sources: list[Source] = Field(default_factory=list)
     removed: int = 0  # citations that failed the check
+    style: Literal["answer", "extractive", "written"] = "answer"  # key points, or sections of quotes or sentences
+    sections: list[Section] = Field(default_factory=list)
+    dropped: int = 0  # sentences the check removed (written), quotes left out (extractive)
+    dropped_sentences: list[Sentence] = Field(default_factory=list)  # the removed sentences, with why
     markdown: str = ""  # the report as the writer rendered it
 
 
@@ -53,13 +78,21 @@ def report_view(*, run_id: str, question: str, status: str, answer: str | None, 
     verified = {int(c["n"]): c for c in citations if c.get("verified") and isinstance(c.get("n"), int)}
     view = ReportView(run_id=run_id, question=question, status=status, created_at=created_at, answer=answer or "",
                       markdown=report or "", removed=sum(1 for c in citations if not c.get("verified")))
-    in_sources = False
+    part = ""  # "" before any heading, else the heading the line stands under
     for line in (report or "").splitlines():
         if line.startswith("## "):
-            in_sources = True
-        if in_sources:
+            part = line[3:].strip()
+            if view.style != "answer" and part not in ("Sources", REMOVED_HEADING):
+                view.sections.append(Section(title=part))
             continue
-        if m := _ANSWER.match(line):
+        if part:
+            _section_line(view, part, line, verified)
+            continue
+        if line in (WRITTEN_INTRO, EXTRACTIVE_INTRO):
+            view.style = "written" if line == WRITTEN_INTRO else "extractive"
+        elif m := _COUNT.match(line):
+            view.dropped = int(m["n"])
+        elif m := _ANSWER.match(line):
             view.answer = view.answer or m["text"]
             view.answer_cite = int(m["n"]) if m["n"] and int(m["n"]) in verified else None
         elif line.startswith("> "):
@@ -74,6 +107,32 @@ def report_view(*, run_id: str, question: str, status: str, answer: str | None, 
     view.sources = [Source(n=n, title=str(c.get("title") or ""), url=str(c.get("source") or ""),
                            quote=str(c.get("quote") or "")) for n, c in sorted(verified.items())]
     return view
+
+
+def _section_line(view: ReportView, part: str, line: str, verified: dict[int, Any]) -> None:
+    if part == "Sources" or not line.strip() or line == EMPTY_SECTION:
+        return
+    if part == REMOVED_HEADING:
+        if m := _DROPPED.match(line):
+            view.dropped_sentences.append(Sentence(text=m["text"], supported=False, reason=m["reason"]))
+        return
+    if not view.sections:
+        return
+    m = _LINE.match(line)
+    cites = [int(n) for n in re.findall(r"\d+", m["marks"]) if int(n) in verified] if m else []
+    view.sections[-1].sentences.append(Sentence(text=m["text"] if m else line.removeprefix("- "), cites=cites,
+                                                supported=bool(cites)))
+
+
+SECTION_FIELDS = {"style", "sections", "dropped", "dropped_sentences"}
+
+
+def sections_of(result: Any) -> dict[str, Any]:
+    """A run result's report structure (style, sections with each sentence's check, the sentences removed), for
+    `ask --json` and the MCP research tool."""
+    view = report_view(run_id=result.run_id, question="", status=result.status, answer=result.answer,
+                       report=result.report, citations=result.citations)
+    return view.model_dump(mode="json", include=SECTION_FIELDS)
 
 
 def view_of_run(run: Any) -> ReportView:

@@ -36,6 +36,12 @@ METRICS: dict[str, Extractor] = {
     "abstained_answerable": lambda r: None if r.unanswerable else 1.0 - r.scores.answered,
     "not_found_unanswerable": lambda r: 1.0 - r.scores.answered if r.unanswerable else None,
     "wrong_verified": lambda r: r.scores.wrong_verified,
+    # Reports with sections (open questions): sentences shown with a supported citation, supported citations per
+    # report, sentences the check removed, and an LLM judge's score where eval.judge is on.
+    "report_supported_share": lambda r: r.scores.report_supported_share,
+    "report_supported_citations": lambda r: r.scores.report_supported_citations,
+    "report_dropped": lambda r: r.scores.report_dropped,
+    "report_judge": lambda r: r.scores.report_judge,
     "tool_calls": lambda r: float(r.output.tool_calls),
     "llm_tokens": lambda r: float(r.output.llm_tokens),
     "wall_s": lambda r: r.output.wall_s,

@@ -18,5 +18,9 @@ class EvalSettings(BaseModel):
     use_memory: bool = Field(
         False, description="let the graph remember/recall across questions (off: no answers leak between them)"
     )
+    judge: bool = Field(
+        False, description="score each graph run's sectioned report 0-10 with the eval's own model as the judge (as "
+        "the trainer's judge reward uses its policy model): worth it on a served model; off: no judge score"
+    )
     bootstrap_resamples: int = Field(1000, ge=100, le=100_000)
     confidence: float = Field(0.95, gt=0.5, lt=1.0)

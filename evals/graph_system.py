@@ -3,7 +3,8 @@
 The graph logs its own calls to the trace store; this runs it through the shared run-and-score path
 (evals/scored_run.py: the run's answer, citations with their doc ids, usage) and reads from the trace
 what only the eval reports: the evidence its search/open calls returned (for the found-in-corpus
-rate), completion tokens, example leaks and the writer's answer options.
+rate), completion tokens, example leaks, the writer's answer options and a sectioned report's check (scored by a
+judge model too where eval.judge is on).
 """
 
 from __future__ import annotations
@@ -12,11 +13,13 @@ import time
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from deepresearch.agent.graph.events import AnswerScored, CitationsChecked, event_of
+from deepresearch.agent.graph.report.report_events import ReportChecked
 from deepresearch.agent.model.types import Completion
 from deepresearch.agent.prompts import leaks_example
 from deepresearch.evals.dataset import EvalQuestion
 from deepresearch.evals.recorder import question_seed
-from deepresearch.evals.results import EvalCitation, StopReason, SystemOutput
+from deepresearch.evals.report_judge import judge_report
+from deepresearch.evals.results import EvalCitation, ReportFacts, StopReason, SystemOutput
 from deepresearch.evals.scored_run import ScoredRun, run_scored
 from deepresearch.evals.tooling import EvalTools, result_items
 from deepresearch.tools.base import ToolOutcome
@@ -39,6 +42,7 @@ class TraceFacts(NamedTuple):
     answer_options: list[str] | None  # what the writer could answer (None: no writer call recorded)
     candidates: list[str] | None  # the re-ranker's candidates, best first (None: it failed)
     confidence: float | None  # the writer's confidence in its best answer (None: not recorded)
+    report: ReportFacts | None  # the sectioned report's check (None: a report of key points)
 
 
 def evidence_from_trace(store: TraceStore, run_id: str, tools: EvalTools) -> TraceFacts:
@@ -50,6 +54,7 @@ def evidence_from_trace(store: TraceStore, run_id: str, tools: EvalTools) -> Tra
     options: list[str] | None = None
     candidates: list[str] | None = None
     confidence: float | None = None
+    report: ReportFacts | None = None
     scored = False  # fewer than two candidates (or a yes/no, A-or-B question) are not re-ranked
     for event in store.events(run_id):
         if event.kind == "citation_check":
@@ -59,6 +64,12 @@ def evidence_from_trace(store: TraceStore, run_id: str, tools: EvalTools) -> Tra
             if isinstance(check, CitationsChecked) and check.judgement is not None:
                 value = check.judgement.get("confidence")
                 confidence = float(value) if isinstance(value, int | float) else None
+            continue
+        if event.kind == ReportChecked.trace_kind:
+            checked = event_of(event.kind, event.payload)
+            if isinstance(checked, ReportChecked):
+                report = ReportFacts(style=checked.style, lines=checked.lines, supported=checked.supported,
+                                     dropped=checked.dropped, supported_citations=checked.supported_citations)
             continue
         if event.kind == "answer_scores":
             ranking = event_of(event.kind, event.payload)
@@ -86,7 +97,7 @@ def evidence_from_trace(store: TraceStore, run_id: str, tools: EvalTools) -> Tra
             if hit.doc_id:
                 doc_ids.setdefault(hit.doc_id, None)
     return TraceFacts(texts, list(doc_ids), completion_tokens, leaked, options, candidates if scored else options,
-                      confidence)
+                      confidence, report)
 
 
 async def run_graph(question: EvalQuestion, ctx: SystemContext) -> SystemOutput:
@@ -115,6 +126,9 @@ async def run_graph(question: EvalQuestion, ctx: SystemContext) -> SystemOutput:
     ]
     usage = result.usage or {}
     status = _STOP_REASONS.get(result.status, "error")
+    report = trace.report
+    if report is not None and ctx.evals.judge and result.report:
+        report = report.model_copy(update={"judge": await judge_report(ctx.model, question.question, result.report)})
     return SystemOutput(
         answer=facts.answer, citations=citations, retrieved_doc_ids=trace.doc_ids, evidence=trace.evidence,
         tool_calls=facts.tool_calls, llm_calls=int(usage.get("llm_calls", 0)),
@@ -122,5 +136,5 @@ async def run_graph(question: EvalQuestion, ctx: SystemContext) -> SystemOutput:
         wall_s=float(usage.get("wall_s") or (time.perf_counter() - started)), stop_reason=status,
         error=None if status != "error" else f"graph ended with status '{result.status}': {result.stop_detail}",
         run_id=result.run_id, leaked=trace.leaked, answer_options=trace.answer_options,
-        answer_candidates=trace.candidates, confidence=trace.confidence,
+        answer_candidates=trace.candidates, confidence=trace.confidence, report=report,
     )

@@ -29,6 +29,9 @@ METRIC_LABELS = {
     "answered": "answered (not \"not found\")", "precision_answered": "precision when answered (EM)",
     "abstained_answerable": "\"not found\" on answerable", "not_found_unanswerable": "\"not found\" on unanswerable",
     "wrong_verified": "wrong answer shown with a verified citation",
+    "report_supported_share": "report sentences with a supported citation",
+    "report_supported_citations": "supported citations / report", "report_dropped": "report sentences removed",
+    "report_judge": "report judge score (0-1)",
     "tool_calls": "tool calls / q", "llm_tokens": "LLM tokens / q", "wall_s": "wall s / q",
     "budget_stop": "budget stops", "loop_stop": "loop stops", "error": "errors",
 }
@@ -41,7 +44,7 @@ class ReportPaths(BaseModel):
 
 
 # Decimals per metric: shares get 3, counts and seconds fewer.
-DIGITS = {"tool_calls": 1, "llm_tokens": 0, "wall_s": 2}
+DIGITS = {"tool_calls": 1, "llm_tokens": 0, "wall_s": 2, "report_supported_citations": 1, "report_dropped": 1}
 
 
 def format_ci(ci: MetricCI, digits: int = 3) -> str:

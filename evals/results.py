@@ -32,6 +32,19 @@ class EvalCitation(BaseModel):
     verified: bool = False
 
 
+class ReportFacts(BaseModel):
+    """An open question's report (or any, with agent.report.style = written), from its ReportChecked event:
+    the lines it checked (written sentences, or an extractive report's quotes), how many were shown (supported),
+    how many the check removed or left out, and the verified citations the shown ones carry."""
+
+    style: str
+    lines: int = 0
+    supported: int = 0
+    dropped: int = 0
+    supported_citations: int = 0
+    judge: float | None = Field(None, description="an LLM judge's score of the report, 0..1 (eval.judge); None: off")
+
+
 class SystemOutput(BaseModel):
     """What one system did for one question."""
 
@@ -63,6 +76,9 @@ class SystemOutput(BaseModel):
         None, description="the system's own confidence in its answer, higher = surer (graph runs only; None: "
         "not recorded); the coverage-precision curve sorts answers by it"
     )
+    report: ReportFacts | None = Field(
+        None, description="the sectioned report's check (graph runs only; None: a factoid report of key points)"
+    )
 
     @property
     def cited_doc_ids(self) -> list[str]:
@@ -89,6 +105,12 @@ class QuestionScores(BaseModel):
     # A wrong answer shown as verified: answered, not right, and its own citation passed the check. The failure a
     # reader cannot see: it looks exactly like a right answer.
     wrong_verified: float = 0.0
+    # A sectioned report (None: key points): the share of its checked sentences shown with a supported citation
+    # (FACT-style citation accuracy), its supported citations, the sentences the check removed, a judge's score.
+    report_supported_share: float | None = None
+    report_supported_citations: float | None = None
+    report_dropped: float | None = None
+    report_judge: float | None = None
 
 
 class QuestionResult(BaseModel):
@@ -140,7 +162,16 @@ def score_output(question: EvalQuestion, output: SystemOutput) -> QuestionScores
         among_candidates=_among(output.answer_candidates, question, yes_no),
         answered=float(answered),
         wrong_verified=float(answered and em == 0.0 and answer_cited),
+        **report_scores(output.report),
     )
+
+
+def report_scores(report: ReportFacts | None) -> dict[str, float | None]:
+    if report is None:
+        return {}
+    return {"report_supported_share": report.supported / report.lines if report.lines else None,
+            "report_supported_citations": float(report.supported_citations),
+            "report_dropped": float(report.dropped), "report_judge": report.judge}
 
 
 def _among(answers: list[str] | None, question: EvalQuestion, yes_no: bool) -> float | None:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from .answer_events import AnswerScored, CitationsChecked, OptionDecided, ScoredCandidate
+from .report.report_events import ReportChecked
 from .run_event import EventT, RunEvent
 from .state import Finding, PlanStep, StopReason, Usage
 
@@ -288,7 +289,8 @@ def event_of(kind: str, payload: dict[str, Any]) -> RunEvent | None:
 
 _READERS: dict[str, type[RunEvent]] = {
     cls.trace_kind: cls for cls in (PlanReviewed, BridgeChosen, Stopped, Replanning, RepeatSkipped, FindingMade,
-                                    AnswerScored, OptionDecided, CitationsChecked) if cls.trace_kind is not None
+                                    AnswerScored, OptionDecided, CitationsChecked, ReportChecked)
+    if cls.trace_kind is not None
 }
 
 

@@ -28,6 +28,9 @@ class ChatModel(ABC):
     """
 
     model_name: str
+    # Whether the model writes prose worth checking sentence by sentence (a served model: the written report,
+    # agent/graph/report/); the embedded 135M chooses among what the rules offer instead.
+    writes: bool = False
 
     @abstractmethod
     async def complete(self, request: ChatRequest) -> Completion: ...

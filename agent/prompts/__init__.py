@@ -9,7 +9,7 @@ from functools import cache
 from importlib import resources
 from string import Template
 
-ROLES = ("planner", "coordinator", "executor", "extractor", "writer")  # one <role>.md file each
+ROLES = ("planner", "coordinator", "executor", "extractor", "writer", "outliner", "reporter")  # one <role>.md each
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,9 @@ the trainer and the evals import it from here, this face.
 - answers/: answer_options(question, sentences, pool=, bridges=) — the writer's choices, the one the evidence
   decides for, the ranked spans; bridge_options (a multi-hop question's follow-up names); the likelihood template,
   weight and roles (the graph's scoring.py makes the calls)
+- language/ also: question_kind (a factoid question, one answer span, or an open one: explain, compare, summarise,
+  list: a report), question_parts (the things an open question covers one by one), speaks_of (a quote names what a
+  question is about itself)
 - trust/: RelevanceReader (is a unit about the question, on its own or through a chain), answer_confidence (how
   likely the best candidate is right), ABOUT
 
@@ -32,6 +35,7 @@ from .document.evidence import EvidenceSentence
 from .document.text import best_sentences, locate, normalise, quote_supported, split_sentences
 from .document.units import Unit, read_units
 from .language.answer_form import NOT_FOUND, YES_NO, answer_choices
+from .language.open_questions import QuestionKind, question_kind, question_parts, speaks_of
 from .trust.confidence import ABOUT, answer_confidence
 from .trust.relevance import Relevance, RelevanceReader, texts_about
 
@@ -40,5 +44,5 @@ __all__ = [
     "NOT_FOUND", "TEMPLATE", "TEMPLATE_VERSION", "YES_NO", "AnswerOptions", "Candidate", "EvidenceSentence",
     "answer_choices", "answer_options", "best_sentences", "bridge_options", "locate", "normalise", "quote_supported",
     "split_sentences", "read_units", "Unit", "ABOUT", "answer_confidence", "Relevance", "RelevanceReader",
-    "texts_about", "FEATURE_WEIGHTS",
+    "texts_about", "FEATURE_WEIGHTS", "QuestionKind", "question_kind", "question_parts", "speaks_of",
 ]

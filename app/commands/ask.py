@@ -64,12 +64,14 @@ async def ask_user_about_plan(plan: list[dict[str, Any]], progress: ResearchProg
 
 
 def result_json(result: Any, adapter: str | None) -> dict[str, Any]:
+    from ..report_view import sections_of
+
     return {
         "run_id": result.run_id, "status": result.status, "stop_detail": result.stop_detail,
         "answer": result.answer, "report": result.report, "citations": result.citations,
         "verified_citations": result.verified_citations,
         "removed_citations": sum(1 for c in result.citations if not c.get("verified")),
-        "usage": result.usage, "adapter": adapter, "errors": result.errors,
+        **sections_of(result), "usage": result.usage, "adapter": adapter, "errors": result.errors,
     }
 
 

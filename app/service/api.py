@@ -185,7 +185,8 @@ def create_app(settings: Settings, *, token: str | None = None, max_concurrent: 
              responses=ERRORS | {200: {"content": {m: {} for m in MEDIA.values()} | {"application/json": {}}}})
     async def report(run: Resolved, format: Literal["md", "html", "pdf", "json"] = "md") -> Response:
         """The report: markdown, one self-contained HTML page, a PDF (printed by Chromium) or JSON (answer,
-        key points with their citations, sources with quotes). 409 while the run has no report yet."""
+        key points with their citations or an open question's sections with each sentence's check, sources with
+        quotes). 409 while the run has no report yet."""
         record, live = run
         if record is None or not record.report:
             status = live.status if live is not None and not live.ended else (record.status if record else "queued")

@@ -34,7 +34,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from deepresearch import __version__
 
-from ..report_view import view_of_run
+from ..report_view import Section, Sentence, sections_of, view_of_run
 from ..settings import Settings
 from .events import SERVICE, decode
 from .manager import RunManager
@@ -48,6 +48,17 @@ class ResearchAnswer(BaseModel):
     report: str = Field(description="markdown with [n] citations and the sources with their quotes")
     verified_citations: int
     citations: list[dict[str, Any]]
+    style: str = Field("answer", description="answer (key points) | extractive (quotes grouped by search) | written")
+    sections: list[Section] = Field(default_factory=list, description="an open question's report: its sections, "
+                                    "each sentence with the sources it rests on and its check")
+    dropped: int = Field(0, description="sentences the check removed (written), quotes left out (extractive)")
+    dropped_sentences: list[Sentence] = Field(default_factory=list, description="the removed sentences, with why")
+
+
+def research_answer(result: Any) -> ResearchAnswer:
+    return ResearchAnswer(run_id=result.run_id, status=result.status, answer=result.answer, report=result.report,
+                          verified_citations=result.verified_citations, citations=result.citations,
+                          **sections_of(result))
 
 
 class Hit(BaseModel):
@@ -124,8 +135,7 @@ def build_server(settings: Settings, *, manager: RunManager | None = None) -> MC
         assert result is not None
         if result.status == "error":
             raise ToolError(f"run {result.run_id} failed: {result.stop_detail}")
-        return ResearchAnswer(run_id=result.run_id, status=result.status, answer=result.answer, report=result.report,
-                              verified_citations=result.verified_citations, citations=result.citations)
+        return research_answer(result)
 
     @server.tool()
     async def search_index(query: str, index: str | None = None, k: int = 5) -> list[Hit]:
@@ -142,7 +152,8 @@ def build_server(settings: Settings, *, manager: RunManager | None = None) -> MC
     @server.tool()
     async def get_report(run_id: str, format: Literal["md", "html", "json"] = "md") -> str:
         """A run's report by its id (a unique prefix is enough): markdown, one HTML page, or JSON (answer,
-        key points with their citations, sources with quotes)."""
+        key points with their citations or an open question's sections with each sentence's check, sources with
+        quotes)."""
         store = state["runs"].store()
         try:
             run = store.get_run(run_id)

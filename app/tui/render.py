@@ -57,7 +57,7 @@ def report_markdown(view: ReportView) -> str:
     """The report for the report pane. The writer's markdown puts each source on its own line without
     blank lines between them, which Markdown joins into one run-on paragraph; here each source is a list
     item with its quote beneath it."""
-    if not view.answer and not view.points:
+    if view.style != "answer" or (not view.answer and not view.points):  # sections: the writer's markdown as it is
         return view.markdown or f"_{view.status}: no report_"
     mark = f" [{view.answer_cite}]" if view.answer_cite else ""
     lines = [f"# {view.question}", "", f"**Answer:** {view.answer}{mark}", ""]

@@ -24,7 +24,7 @@ def test_examples_name_no_real_entity():
         # Every capitalised word of an example is a prompt word (Question, Findings, ...), not a name.
         words = set(re.findall(r"\b[A-Z][a-z]+\b", re.sub(r"<[^>]*>", "", example)))
         assert words <= {"Example", "Question", "Findings", "Candidates", "Names", "Source", "Step",
-                         "Observations", "Choose", "Where", "Who", "In"}, (role, words)
+                         "Observations", "Choose", "Where", "Who", "In", "Section"}, (role, words)
 
 
 def test_placeholders_are_recognised_as_leaks():

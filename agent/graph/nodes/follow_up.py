@@ -7,7 +7,9 @@ the choice, the names are scored by it instead (agent/graph/scoring.py). With ag
 that many names (by rank or by the adapter's scores) are searched at once, and the writer keeps the answer
 of the hop whose pick scores highest.
 Questions whose answer form is fixed need no hop: a yes/no question none, an "A or B" question a search
-for each option not searched yet, so the evidence can decide between them.
+for each option not searched yet, so the evidence can decide between them. An open question (a report: explain,
+compare, summarise) searches each thing it covers the same way ("the differences between A and B": A and B) and
+makes no bridge hop, which looks for the one name an answer span depends on.
 """
 
 from __future__ import annotations
@@ -15,7 +17,15 @@ from __future__ import annotations
 from typing import Literal
 
 from deepresearch.agent.prompts import load_prompt
-from deepresearch.agent.reader import LIKELIHOOD_WEIGHT, YES_NO, answer_choices, bridge_options, normalise
+from deepresearch.agent.reader import (
+    LIKELIHOOD_WEIGHT,
+    YES_NO,
+    answer_choices,
+    bridge_options,
+    normalise,
+    question_kind,
+    question_parts,
+)
 from deepresearch.tools.untrusted import fence_untrusted
 from langgraph.runtime import Runtime
 from langgraph.types import Command
@@ -35,11 +45,14 @@ async def follow_up(state: ResearchState, runtime: Runtime[ResearchContext]) -> 
     """A step searching the bridge entity goes back to the coordinator to be dispatched; with no hop to
     make, the run is finished and the writer answers."""
     choices = answer_choices(state["question"])
+    is_open = question_kind(state["question"]) == "open"
+    if choices is None and is_open:
+        choices = question_parts(state["question"]) or None
     if choices is not None and choices != YES_NO:
         steps = option_steps(state, choices, runtime.context)
         if steps:
             return Command(goto="coordinator", update={"plan": steps})
-    steps, usage = await bridge_steps(state, runtime.context)
+    steps, usage = await bridge_steps(state, runtime.context) if not is_open else ([], None)
     update: dict = {"usage": usage} if usage else {}
     if not steps:
         return Command(goto="writer", update={**update, "stop_reason": "finished", "stop_detail": ""})
@@ -53,7 +66,8 @@ def searched(state: ResearchState) -> set[str]:
 
 def option_steps(state: ResearchState, options: list[str], ctx: ResearchContext) -> list[PlanStep]:
     """For an "A or B" question: a search for each option not searched yet, so that both options'
-    own sources are read and the evidence can decide between them (agent/reader/answers/comparison.py)."""
+    own sources are read and the evidence can decide between them (agent/reader/answers/comparison.py). For an open
+    question, the same for each thing it covers, so the report has each one's own sources."""
     made = searched(state)
     plan = state.get("plan", [])
     first = max((s["id"] for s in plan), default=0) + 1

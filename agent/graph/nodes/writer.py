@@ -5,6 +5,9 @@ The direct answer is chosen, not written: one of the answer options the reader f
 the run read (agent/reader: an answer-form choice, or the one the evidence decides for, or a span of the
 evidence re-ranked by the policy's likelihood), or "not found", enforced by the grammar. A chosen span or
 option cites the sentence it came from.
+
+An open question (explain, compare, summarise) gets sections instead: checked quotes grouped by what was searched,
+or sentences a model that writes wrote and the check kept (agent/graph/report/, agent.report.style).
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ from ..events import CitationsChecked, OptionDecided
 from ..findings import render_findings, unique_findings
 from ..judgement import AnswerJudgement, render_not_found
 from ..reading import read_sentences
+from ..report.compose import DirectAnswer, sectioned_report
+from ..report.shape import report_shape
 from ..schemas import ReportPoint, WriterOut, writer_schema
 from ..scoring import rerank
 from ..state import Citation, Finding, ResearchState, SourceRead
@@ -155,6 +160,9 @@ async def writer(state: ResearchState, runtime: Runtime[ResearchContext]) -> dic
     reason = state.get("stop_reason") or "finished"
     note = STOP_NOTES.get(reason, "").format(detail=state.get("stop_detail", ""))
     reader = RelevanceReader(question, read_sentences(state.get("sources", []), ctx.toolbox.source_text))
+    shape = report_shape(question, ctx.settings.report, ctx.model)  # an open question's report: report/
+    if not shape.direct_answer:
+        return await sectioned_report(state, ctx, shape, reader, note)
     choices, candidates, judged = await offered_answers(state, ctx, reader)
     update: dict = {}
     try:
@@ -184,6 +192,9 @@ async def writer(state: ResearchState, runtime: Runtime[ResearchContext]) -> dic
         # answer's quote (or its title) names it too (relevance.py linked them by it).
         if (link := judged.link_finding()) is not None and answer_cite["verified"]:
             chain_cite = check_citation(2, link, judged.bridge, ctx.toolbox.source_text)
+    if shape.sections:  # the report's sections in place of the key points, under the answer
+        return await sectioned_report(state, ctx, shape, reader, note, DirectAnswer(answer, answer_cite, choices,
+                                                                                    judged), update)
     first = [c for c in (answer_cite, chain_cite) if c is not None]
     point_cites = cite_points(points, findings, first, ctx.toolbox.source_text, reader)
     citations = first + [c for c in point_cites if c is not None]

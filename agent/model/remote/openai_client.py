@@ -35,6 +35,8 @@ _FINISH_REASONS = {"stop": "stop", "length": "length", "abort": "error", "error"
 
 
 class OpenAIChatModel(ChatModel):
+    writes = True  # a served model (an 8B on a GPU box) writes the report; agent.report.style = auto follows this
+
     def __init__(
         self,
         base_url: str,

@@ -1,0 +1,33 @@
+"""Is a finding about the question, or about the search that found it?
+
+An open question's report groups its findings under what was searched (the plan's steps): "the differences
+between A and B" searched A, then B, and a quote about B alone covers too little of the question to count as
+about it, yet it is what the step was for. So a finding counts when it is about the question (agent/reader/
+relevance.py), or about its step's query when that query is itself about the question — a query the planner
+drew from elsewhere (a recalled note, an example) makes nothing relevant. And the quote must speak of what it is
+about itself, or stand on that thing's own page (`speaks_of`), not only on a page whose title names it: under
+"Describe Lisa Simpson", "It was directed by Mike B. Anderson" on the page "The Secret War of Lisa Simpson" is
+about an episode, not about her.
+"""
+
+from __future__ import annotations
+
+from deepresearch.agent.reader import ABOUT, RelevanceReader, speaks_of, texts_about
+
+from ..state import Finding, PlanStep
+
+
+class FindingRelevance:
+    def __init__(self, question: str, reader: RelevanceReader, plan: list[PlanStep]):
+        self.question, self.reader = question, reader
+        self.steps = {
+            s["id"]: (s["query"], RelevanceReader(s["query"], reader.units)) for s in plan
+            if s.get("query") and s["query"].strip() != question.strip() and texts_about(question, [s["query"]], ABOUT)
+        }
+
+    def __call__(self, finding: Finding) -> bool:
+        source, quote, title = finding["source"], finding["quote"], finding["title"]
+        if self.reader.of(source, quote, title).score >= ABOUT and speaks_of(self.question, quote, title):
+            return True
+        query, step = self.steps.get(finding["step_id"], ("", None))
+        return step is not None and step.of(source, quote, title).score >= ABOUT and speaks_of(query, quote, title)

@@ -1,0 +1,116 @@
+"""Question kinds: a factoid question wants one answer span, an open one a report; and the parts an open question
+covers one by one. General English wording of every shape, both kinds."""
+
+from __future__ import annotations
+
+import pytest
+from deepresearch.agent.reader import question_kind, question_parts, speaks_of
+
+OPEN = [
+    "What are the main differences between the Analytical Engine and the Difference Engine?",
+    "What is the difference between a virus and a bacterium?",
+    "Compare Python and Java.",
+    "compare the Jetsons with the Flintstones in terms of ratings",
+    "Contrast baroque and classical music",
+    "Explain how a bicycle derailleur works",
+    "Please explain what nandrolone is.",
+    "Can you describe the life of Ada Lovelace?",
+    "Describe Ada Lovelace",
+    "Summarise the history of The Jetsons",
+    "Summarize the plot of Hamlet.",
+    "Give me an overview of the Texas Tech Red Raiders football seasons",
+    "Give a summary of the 2008 Summer Olympics",
+    "List the films directed by Steven Spielberg.",
+    "Outline the steps to repot a cactus",
+    "Discuss the causes of the First World War.",
+    "What are the pros and cons of nuclear power?",
+    "What are the advantages and disadvantages of solar and wind power?",
+    "What are the strengths and weaknesses of the 4-3 defence?",
+    "How does photosynthesis work?",
+    "How do vaccines affect the immune system?",
+    "How does the Analytical Engine differ from the Difference Engine?",
+    "How is a violin different from a viola?",
+    "How do cats and dogs differ?",
+    "Why did the Roman Empire fall?",
+    "Why is the sky blue?",
+    "Tell me about the Jetsons",
+    "What do we know about the Tisch family?",
+    "What are the main causes of inflation?",
+    "What are some uses of nandrolone?",
+    "In what ways did the printing press change Europe?",
+    "What is the significance of the Magna Carta?",
+    "What impact did the railways have on trade?",
+    "Python vs Java for data science",
+    "Emacs versus Vim: which is better for writing prose?",
+    "How to change a bicycle tyre?",
+    "I would like to know the similarities between frogs and toads",
+]
+FACTOID = [
+    "Who designed the Analytical Engine?",
+    "When was Ada Lovelace born?",
+    "How many moons does Mars have?",
+    "How old was Ada Lovelace when she died?",
+    "How did Aphra Behn die?",
+    "How long is the River Thames?",
+    "Where is the first-aid kit kept?",
+    "Which is older, the Leonberger or the Pug?",
+    "Is the Pug older than the Leonberger?",
+    "Were Trace Cyrus and Jizzy Pearl both vocalists?",
+    "What is the capital of France?",
+    "What are the names of the two founders of Apple?",
+    "What year did the Difference Engine project start?",
+    "In what year did the playwright who wrote The City Heiress die?",
+    "What role did Ben Keaton play in the film East is East?",
+    "What is the rule that makes a major difference between the National League and the American League?",
+    "How to Eat, released in which year, is a book of English cuisine by Nigella Lawson",
+    "List of The Jetsons episodes: which season had the most?",
+    "Which team did the 2015 Texas Tech Red Raiders football team play in their bowl game?",
+    "The Divided Heart was directed by whom?",
+    "",
+]
+
+
+@pytest.mark.parametrize("question", OPEN)
+def test_open_questions_want_a_report(question):
+    assert question_kind(question) == "open"
+
+
+@pytest.mark.parametrize("question", FACTOID)
+def test_factoid_questions_want_one_answer(question):
+    assert question_kind(question) == "factoid"
+
+
+@pytest.mark.parametrize(("question", "parts"), [
+    ("What are the main differences between the Analytical Engine and the Difference Engine?",
+     ["Analytical Engine", "Difference Engine"]),
+    ("What is the difference between a virus and a bacterium?", ["virus", "bacterium"]),
+    ("Compare Python and Java.", ["Python", "Java"]),
+    ("Compare the Jetsons with the Flintstones in terms of ratings", ["Jetsons", "Flintstones"]),
+    ("Compare Rust, Go and Zig", ["Rust", "Go", "Zig"]),
+    ("How does the Analytical Engine differ from the Difference Engine?", ["Analytical Engine", "Difference Engine"]),
+    ("How do cats and dogs differ?", ["cats", "dogs"]),
+    ("Emacs versus Vim: which is better for writing prose?", ["Emacs", "Vim"]),
+    ("What are the similarities between frogs and toads, and why do people confuse them?", ["frogs", "toads"]),
+    ("Why did the Roman Empire fall?", []),
+    ("Explain how a bicycle derailleur works", []),
+    ("Who designed the Analytical Engine?", []),
+])
+def test_the_parts_an_open_question_covers(question, parts):
+    assert question_parts(question) == parts
+
+
+@pytest.mark.parametrize(("question", "text", "title", "speaks"), [
+    ("Describe Lisa Simpson.", "Lisa Marie Simpson is a fictional character.", "Lisa Simpson", True),
+    ("Describe Lisa Simpson.", "She is the middle child of the family.", "Lisa Simpson", True),  # her own page
+    # The page's title names her, but the sentence is about an episode.
+    ("Describe Lisa Simpson.", "It was directed by Mike B. Anderson.", "The Secret War of Lisa Simpson", False),
+    ("Compare The Jetsons and The Flintstones.", 'It was the counterpart to "The Flintstones".', "The Jetsons", True),
+    ("Explain the intelligent design movement.", "It is a neo-creationist campaign.", "Intelligent design movement",
+     True),
+    ("Explain the intelligent design movement.", "It was founded by John Calvert.", "Intelligent Design Network",
+     False),
+    ("What are the main differences between a nuclear weapon and a thermonuclear weapon?",
+     "The main difference is cost.", "Economics", False),  # only the question's frame words
+])
+def test_a_quote_speaks_of_what_the_question_is_about(question, text, title, speaks):
+    assert speaks_of(question, text, title) is speaks

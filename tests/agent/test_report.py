@@ -1,0 +1,157 @@
+"""The report of an open question, graph logic with scripted models: the written report of a model that writes
+(every sentence checked, the unsupported ones removed and counted), the extractive report of one that does not,
+the parts an open question searches, and factoid questions left as they were."""
+
+from __future__ import annotations
+
+import pytest
+from deepresearch.agent.config import AgentSettings, BudgetSettings, ReportSettings
+from deepresearch.agent.graph.events import BridgeChosen, CitationsChecked, read_events
+from deepresearch.agent.graph.report.report_events import ReportChecked
+from deepresearch.agent.graph.report.sentence_check import check_line
+from deepresearch.agent.graph.report.shape import report_shape
+
+from .conftest import default_script, run
+from .fakes import DictToolbox, ScriptedModel
+from .report_script import DOCS, INVENTED, OPEN_QUESTION, CapableModel, capable_model, capable_script, faithful
+
+
+@pytest.fixture
+def engines() -> DictToolbox:
+    return DictToolbox(dict(DOCS))
+
+
+def settings(style: str = "auto", **budget) -> AgentSettings:
+    return AgentSettings(budget=BudgetSettings(**budget), report=ReportSettings(style=style))
+
+
+async def test_a_capable_model_writes_sections_and_only_supported_sentences_stay(engines, store):
+    model = capable_model()
+    result = await run(model, engines, store, question=OPEN_QUESTION)
+    assert result.status == "finished" and result.answer == ""  # "compare A and B" has no answer span
+    assert model.calls("writer") == 0 and model.calls("outliner") == 1 and model.calls("reporter") == 2
+    report = result.report
+    assert "**Answer:**" not in report and "## About the Analytical Engine" in report
+    body, removed = report.split("## Removed by the check")
+    for quote in ("The Analytical Engine was a proposed mechanical general-purpose computer designed by Charles "
+                  "Babbage.", "The Difference Engine is an automatic mechanical calculator designed to tabulate "
+                  "polynomial functions."):
+        assert f"{faithful(quote)} [" in body  # shown, with its citation
+    assert INVENTED not in body and "_Removed by the check: 2 sentence(s), listed at the end._" in body
+    assert removed.count(f"- {INVENTED} _(unsupported: its quotes do not support it (Ada, Lovelace, 1843 not in "
+                         "them))_") == 2
+    verified = [c for c in result.citations if c["verified"]]
+    assert len(verified) == 2 and all(c["claim"].startswith("In short") and c["claim"] in body for c in verified)
+    assert all(not c["verified"] for c in result.citations if c["claim"] == INVENTED)
+    checked = read_events(store, result.run_id, ReportChecked)[-1]
+    assert (checked.style, checked.kind, checked.lines, checked.supported, checked.dropped) == ("written", "open", 4,
+                                                                                                 2, 2)
+    assert checked.supported_citations == 2
+    lines = [line for s in checked.sections for line in s["lines"]]
+    assert [line["supported"] for line in lines] == [True, False, True, False]
+    assert all(line["cites"] for line in lines if line["supported"]) and not any(
+        line["cites"] for line in lines if not line["supported"])
+    # Decoded under a grammar: a section cites only its own findings.
+    reporter = [r for role, r in model.requests if role == "reporter"]
+    enums = [r.json_schema["properties"]["sentences"]["items"]["properties"]["cites"]["items"]["enum"]
+             for r in reporter]
+    assert sorted(map(tuple, enums)) == [(1,), (2,)]
+    assert read_events(store, result.run_id, CitationsChecked)[-1].verified == 2
+
+
+async def test_an_open_question_searches_each_thing_it_compares(engines, store):
+    result = await run(capable_model(), engines, store, question=OPEN_QUESTION)
+    queries = [s["query"] for s in result.plan]
+    assert queries[0] == OPEN_QUESTION and queries[-2:] == ["Analytical Engine", "Difference Engine"]
+    assert [e.search for e in read_events(store, result.run_id, BridgeChosen)] == ["Analytical Engine",
+                                                                                    "Difference Engine"]
+
+
+async def test_a_model_that_does_not_write_gets_the_extractive_report(engines, store):
+    model = ScriptedModel(capable_script(plan=("London capital",)))
+    result = await run(model, engines, store, question=OPEN_QUESTION)
+    assert model.calls("writer") == model.calls("outliner") == model.calls("reporter") == 0
+    report = result.report
+    assert "## Search: the question" in report and "- The Analytical Engine was a proposed" in report
+    # The London page was read (its step's search found it) but is about neither the question nor a search of it.
+    assert any("London" in c["quote"] and not c["verified"] for c in result.citations)
+    assert "London is the capital" not in report.split("## Sources")[0]
+    assert "_Left out: 1 quote(s) not about the question or not found in their source._" in report
+    checked = read_events(store, result.run_id, ReportChecked)[-1]
+    assert (checked.style, checked.supported, checked.dropped) == ("extractive", 2, 1)
+
+
+async def test_style_answer_keeps_an_open_question_extractive_on_a_model_that_writes(engines, store):
+    model = capable_model()
+    result = await run(model, engines, store, question=OPEN_QUESTION, settings=settings("answer"))
+    assert model.calls("outliner") == 0 and "## Search: the question" in result.report
+
+
+async def test_style_written_puts_the_answer_on_top_of_a_factoid_report(toolbox, store):
+    model = CapableModel(lambda role, req: capable_script(invent=False)(role, req) if role in (
+        "outliner", "reporter") else default_script()(role, req))
+    result = await run(model, toolbox, store, settings=settings("written"))
+    assert result.answer == "1815"
+    lines = result.report.splitlines()
+    assert lines[2] == "**Answer:** 1815 [1]" and lines.index("**Answer:** 1815 [1]") < min(
+        i for i, line in enumerate(lines) if line.startswith("## About"))
+    assert result.citations[0]["claim"] == "1815" and result.citations[0]["verified"]
+    assert "## Removed by the check" not in result.report
+
+
+async def test_style_auto_leaves_a_factoid_question_as_it_was_on_a_model_that_writes(toolbox, store):
+    plain, capable = ScriptedModel(default_script()), CapableModel(default_script())
+    first = await run(plain, toolbox, store)
+    second = await run(capable, toolbox, store)
+    assert first.report == second.report and first.citations == second.citations
+    assert capable.calls("outliner") == 0 and not read_events(store, second.run_id, ReportChecked)
+
+
+async def test_an_outline_that_stays_malformed_falls_back_to_the_quotes(engines, store):
+    script = capable_script()
+    model = CapableModel(lambda role, req: "not json" if role == "outliner" else script(role, req))
+    result = await run(model, engines, store, question=OPEN_QUESTION)
+    assert model.calls("outliner") == 2  # retried once with the error
+    assert any(e.startswith("report outline:") for e in result.errors)
+    assert "## Search: the question" in result.report and result.verified_citations == 2
+
+
+def test_a_sentence_is_checked_against_every_quote_it_cites():
+    findings = [
+        {"step_id": 1, "claim": "", "quote": "The Analytical Engine was designed by Charles Babbage.",
+         "source": "local://test/ae", "title": "Analytical Engine", "doc_id": "ae", "start": 0, "end": 0},
+        {"step_id": 1, "claim": "", "quote": "Work on it began in 1822.", "source": "local://test/de",
+         "title": "Difference Engine", "doc_id": "de", "start": 0, "end": 0},
+        {"step_id": 1, "claim": "", "quote": "A quote no page holds.", "source": "local://test/ae",
+         "title": "Analytical Engine", "doc_id": "ae", "start": 0, "end": 0},
+    ]
+    texts = {"local://test/ae": "The Analytical Engine was designed by Charles Babbage.",
+             "local://test/de": "Work on it began in 1822."}
+
+    def check(text, cites, about=lambda f: True):
+        return check_line(text, cites, findings, texts.get, about)
+
+    both = check("Unlike the Difference Engine, begun in 1822, the Analytical Engine was Babbage's design.", [0, 1])
+    assert both.supported and both.kept == [0, 1]  # names and year spread over two quotes; "Unlike" names nothing
+    one = check("Charles Babbage began the Difference Engine in 1822.", [1])
+    assert not one.supported and "Charles, Babbage" in one.reason
+    missing = check("Babbage designed it.", [0, 2])
+    assert missing.supported and missing.kept == [0] and missing.failed == {2: "quote not found in the source"}
+    off_topic = check("Babbage designed it.", [0], about=lambda f: False)
+    assert not off_topic.supported and "not about the question" in off_topic.reason
+    assert check("", [0]).reason == "it says nothing a quote could support"
+    assert check("Babbage designed it.", []).reason == "it cites no finding"
+
+
+@pytest.mark.parametrize(("question", "style", "writes", "shape"), [
+    (OPEN_QUESTION, "auto", True, ("open", "written", False)),
+    (OPEN_QUESTION, "auto", False, ("open", "extractive", False)),
+    (OPEN_QUESTION, "answer", True, ("open", "extractive", False)),
+    ("Who designed the Analytical Engine?", "auto", True, ("factoid", "answer", True)),
+    ("Who designed the Analytical Engine?", "written", False, ("factoid", "written", True)),
+    ("Compare the two breeds: which is older, the Pug or the Leonberger?", "auto", True, ("open", "written", True)),
+])
+def test_which_report_a_question_gets(question, style, writes, shape):
+    model = CapableModel(lambda role, req: None) if writes else ScriptedModel(lambda role, req: None)
+    got = report_shape(question, ReportSettings(style=style), model)
+    assert (got.kind, got.style, got.direct_answer) == shape
