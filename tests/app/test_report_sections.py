@@ -20,8 +20,8 @@ from deepresearch.app.report_export import render_report
 from deepresearch.app.report_html import render_html
 from deepresearch.app.report_view import view_of_run
 from deepresearch.app.service.api import create_app
-from deepresearch.app.service.mcp_server import build_server
 from deepresearch.app.service.manager import RunManager
+from deepresearch.app.service.mcp_server import build_server
 from deepresearch.app.settings import Settings
 from fastapi.testclient import TestClient
 from mcp import Client
