@@ -43,7 +43,8 @@ def copied_from_notes(query: str, question: str, notes: list[str]) -> bool:
     """A planned query or URL taken from a recalled note rather than from the question: a note is context for
     planning, never a search to run or a page to open (the 135M model copies what it is shown)."""
     text = " ".join(query.split()).lower()
-    if any(text and text in " ".join(n.split()).lower() for n in notes) and text not in question.lower():
+    if len(text.split()) >= 3 and text not in question.lower() and any(
+            f" {text} " in f" {' '.join(n.split()).lower()} " for n in notes):
         return True
     own = _words(query) - _words(question)
     return bool(own) and any(len(own & _words(n)) >= max(2, (2 * len(own) + 2) // 3) for n in notes)
