@@ -70,3 +70,10 @@ def test_when_a_unit_was_written():
     assert written_on(row) == (2024, 8, 12)
     [plain] = units("The fee is €30.", title="Members' meeting", url="local://mine/2024-05-02_meeting.md")
     assert written_on(plain) == (2024, 5, 2)
+
+
+def test_a_log_lines_stamp_dates_what_it_records():
+    log = units("2024-03-28 17:20 RC  Bottom bracket tool missing. Found in the parts sink.\n"
+                "2024-04-02 18:40 IB  Truing stand TS-2.3 base arrived; assembled at bench 3.\n"
+                "2024-04-06 10:20 TW  Torque wrench sent out for calibration.")
+    assert top("On what date did the truing stand arrive?", log) == "2024-04-02"

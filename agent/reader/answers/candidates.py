@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ..document.evidence import EvidenceSentence
-from ..document.recency import corrects, stale_value, written_on
+from ..document.recency import corrects, is_stamped, stale_value, written_on
 from ..document.text import without_disambiguation
 from ..language.kinds import (
     ASKS_YEAR,
@@ -83,7 +83,7 @@ class Candidate:
 # 400 pool train questions, simulated evidence: 53 before them, 54 after).
 W = {"about": 0.5, "relation": 3.0, "near": 1.5, "novel": 2.0, "source": 0.4, "typed": 1.5, "shape": 1.0,
      "kind": 1.0, "bridge": -0.5, "repeats": 0.2, "category": 3.0, "column": 3.0, "later": 1.0, "corrects": 1.0,
-     "row_about": 1.5, "stale": -3.0}
+     "row_about": 1.5, "stale": -3.0, "stamp": 1.0}
 RECENT_RELATION = 0.25  # share of the question's relation words a unit must hold for its date to count
 
 # For the bridge of a multi-hop question, being named where the question's entities are matters most.
@@ -204,6 +204,8 @@ def rank_candidates(question: str, sentences: Iterable[EvidenceSentence], k: int
                 "row_about": about if sent.kind == "row" else 0.0,
                 "corrects": float(correcting),
                 "stale": float(stale_value(sent.text, span.start, end, correcting)),
+                # A log line's own stamp is the date of what the line records ("2024-04-02 18:40 … arrived").
+                "stamp": float(kind == "date" and span.kind == "date" and span.start <= 2 and is_stamped(sent.text)),
             }
             score = sum(w.get(name, 0.0) * value for name, value in features.items())
             old = best.get(key)

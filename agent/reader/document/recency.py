@@ -55,6 +55,14 @@ def written_on(sent: EvidenceSentence) -> Date | None:
             or first_date(sent.url.replace("_", " ").replace("/", " ")))
 
 
+_STAMP = re.compile(r"^\W{0,2}(?:\d{4}-\d{2}-\d{2}|\d{1,2}/\d{1,2}/\d{2,4}|\d{1,2}\.\d{1,2}\.\d{4})\b")
+
+
+def is_stamped(text: str) -> bool:
+    """The unit opens with its date, as a log line or a dated table row does."""
+    return _STAMP.match(text) is not None
+
+
 def corrects(text: str) -> bool:
     return CORRECTS.search(text) is not None
 

@@ -102,8 +102,8 @@ def fits(span: Span, kind: AnswerKind, place: bool = False, measure: bool = Fals
 def kind_bonus(span: Span, kind: AnswerKind, asks_year: bool = False, measure: bool = False) -> float:
     if asks_year:  # "in what year" is answered "1689", not "16 April 1689"
         return 0.5 if re.fullmatch(r"\d{4}", span.text) else 0.0
-    if kind == "date":  # "when" is answered with the fullest date the sentence gives: "16 April 1689"
-        return 0.5 if re.search(r"\d{1,2}\b.*\d{4}", span.text) else 0.0
+    if kind == "date":  # "when" is answered with the fullest date the sentence gives: "16 April 1689", "2024-04-02"
+        return 0.5 if re.search(r"\d{1,2}\b.*\d{4}|\d{4}-\d{2}-\d{2}|\d{4}\b.*\d{1,2}", span.text) else 0.0
     if kind == "name":
         return 0.2 * min(len(span.text.split()), 3) / 3  # a full name beats a lone word
     if kind == "number" and measure:  # "what torque" is answered "40 Nm", not "40"
