@@ -17,7 +17,7 @@ from ..agent.conftest import DOCS, agent_settings, default_script
 from ..agent.fakes import DictToolbox, ScriptedModel
 from .fake_openai import fake_openai_server
 from .helpers import cli, one_error_line
-from .test_ask_interrupt import _env
+from .helpers import fake_model_env as _env
 
 QUESTION = "Who designed the Analytical Engine?"
 

@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 
 from .fake_openai import fake_openai_server
+from .helpers import fake_model_env as _env
 from .terminal import Terminal
-from .test_ask_interrupt import _env
 from .test_store_damage import _overwrite
 
 
