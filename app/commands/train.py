@@ -57,6 +57,7 @@ class TrainJob:
     export_dir: Path | None  # --export-samples
     replay: bool  # logged questions searched as their runs searched (train/rounds/replay.py)
     hours: float | None  # bound on this invocation
+    synthesized: dict[str, dict[str, int]] | None = None  # questions synthesized from documents: made / kept by kind
 
 
 def train_settings(settings: Settings) -> TrainSettings:
@@ -181,8 +182,10 @@ def train(
 
     quiet_libraries()
     with closing(TraceStore(settings.paths.traces_db)) as store:  # closed on every exit, early ones included
+        made = {"made": dict(synth.made.stats.made), "kept": dict(synth.made.stats.kept)} if synth else None
         job = TrainJob(items=items, since=since_dt, corpus=corpus, index=index_name, dev=dev_set, rounds=rounds,
-                       watch=watch, resume=resume, export_dir=export_samples, replay=replay, hours=hours)
+                       watch=watch, resume=resume, export_dir=export_samples, replay=replay, hours=hours,
+                       synthesized=made)
         asyncio.run(_train(store, settings, cfg, job))
 
 
@@ -246,6 +249,8 @@ async def _train(store: TraceStore, settings: Settings, cfg: TrainSettings, job:
                     export_dir=job.export_dir, progress=RichPhases(bar),
                 )
                 loop = TrainLoop(ctx, resume=resumed, stream=stream)
+                if job.synthesized:  # the first round's line says what was synthesized
+                    loop.synthesized = job.synthesized
                 budget = TimeBudget(job.hours * 3600) if job.hours is not None else None
 
                 def print_round(report: RoundReport) -> None:

@@ -163,6 +163,8 @@ def answer_stands_alone(text: str, answer: str, start: int, kind: str) -> bool:
     after = text[start + len(answer):]
     if re.match(r"['’]s\b|\s*(?:,|and\b|&)\s*[A-Z0-9]", after) or (kind == "name" and "," in answer):
         return False
+    if kind == "name" and re.search(r"(?:^|[\s.])[A-Z]\.?$", answer):
+        return False  # a name cut at an initial ("E.L" of "E.L. Doctorow")
     nxt = (TOKEN.findall(after) or [""])[0].lower()
     if kind == "number":
         words = answer.split()
