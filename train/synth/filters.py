@@ -15,8 +15,8 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
-from collections import Counter
 from collections.abc import Callable, Sequence
 
 from deepresearch.agent.reader import answer_choices, normalise
@@ -152,13 +152,7 @@ class QuestionFilter:
         return kept
 
 
-def counts(items: Sequence[Candidate]) -> dict[str, int]:
-    return dict(Counter(c.kind for c in items))
-
-
 def question_id(c: Candidate) -> str:
-    import hashlib
-
     return f"synth-{c.kind.replace('_', '')}-{hashlib.sha1(normalise(c.question).encode()).hexdigest()[:12]}"
 
 

@@ -9,6 +9,7 @@ held-out documents.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 import time
@@ -16,7 +17,6 @@ from collections.abc import Callable, Iterator
 from itertools import islice
 from pathlib import Path
 
-from deepresearch.agent.reader import normalise
 from deepresearch.evals.metrics import answer_in_text
 from pydantic import BaseModel, Field
 
@@ -183,10 +183,7 @@ def synthesize(corpus: SynthCorpus, settings: SynthSettings) -> SynthSet:
 
 def synth_dir(root: Path, corpus: SynthCorpus, settings: SynthSettings) -> Path:
     """Where a corpus's set for these settings is kept: the same corpus and settings reuse it (`--resume`)."""
-    key = normalise(settings.model_dump_json()).replace(" ", "")
-    import hashlib
-
-    return root / f"{corpus.fingerprint()}-{hashlib.sha1(key.encode()).hexdigest()[:8]}"
+    return root / f"{corpus.fingerprint()}-{hashlib.sha1(settings.model_dump_json().encode()).hexdigest()[:8]}"
 
 
 def synthesized(root: Path, corpus: SynthCorpus, settings: SynthSettings) -> tuple[SynthSet, SynthPaths]:
