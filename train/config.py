@@ -164,6 +164,27 @@ class PublishSettings(BaseModel):
     eval_seeds: list[int] = Field(default_factory=lambda: [0])
 
 
+class SynthSettings(BaseModel):
+    """Questions synthesized from documents, with answers known by construction (train/synth/)."""
+
+    questions: int = Field(400, ge=4, le=100_000, description="questions to keep (train and dev together)")
+    shares: dict[str, float] = Field(
+        default_factory=lambda: {"one_hop": 0.5, "two_hop": 0.2, "comparison": 0.15, "unanswerable": 0.15},
+        description="share of each kind; what a kind cannot fill goes to one_hop")
+    dev_share: float = Field(0.15, ge=0.0, lt=1.0, description="share of each kind held out as the gate's dev set")
+    held_out_share: float = Field(0.05, ge=0.0, lt=0.5, description="share of documents left out of the served "
+                                  "corpus (at least one, at most what the unanswerable questions need): the "
+                                  "sources of the unanswerable questions")
+    search_k: int = Field(5, ge=1, le=50, description="the search must find a question's source in its top k")
+    max_overlap: float = Field(0.5, ge=0.0, le=1.0, description="most of a question's word 4-grams that may stand "
+                               "in its source unit")
+    max_scan_docs: int = Field(4000, ge=1, description="documents read for facts (a large corpus is sampled)")
+    from_runs: bool = Field(True, description="train --from-runs: also synthesize over the sources the runs read")
+    from_runs_share: float = Field(0.5, ge=0.0, le=1.0, description="train --from-runs: share of a round's "
+                                   "questions that are synthesized (the rest are replays)")
+    seed: int = 0
+
+
 class UpdateLaunchSettings(BaseModel):
     launcher: Literal["inprocess", "accelerate"] = Field(
         "inprocess", description="inprocess = this process (CPU, one GPU); accelerate = `accelerate launch` workers"
@@ -182,6 +203,7 @@ class TrainSettings(BaseModel):
     rewards: RewardSettings = Field(default_factory=RewardSettings)
     rollout: RolloutSettings = Field(default_factory=RolloutSettings)
     publish: PublishSettings = Field(default_factory=PublishSettings)
+    synth: SynthSettings = Field(default_factory=SynthSettings)
     adapter_prefix: str = Field("grpo", description="adapter names are PREFIX-rNNNN")
     watch_poll_s: float = Field(30.0, gt=0.0, description="--watch: seconds between checks for new runs")
     watch_min_new_runs: int = Field(4, ge=1, description="--watch: new logged questions needed for a round")

@@ -5,11 +5,12 @@ the trainer and the evals import it from here, this face.
 - document/: how a document is read — read_units (its structure: sentences, table rows with their header, items,
   fields, headings), split_sentences / normalise / locate / quote_supported / best_sentences (units as text, and
   quotes), EvidenceSentence (a unit with where it stands), when a unit was written (recency)
-- language/: the words — spans of each kind, what a question asks for (kinds), answer_choices (its form: yes/no,
-  "A or B"), stems
+- language/: the words — spans of each kind (Span), what a question asks for (answer_kind), answer_choices (its
+  form: yes/no, "A or B"), stems
 - answers/: answer_options(question, sentences, pool=, bridges=) — the writer's choices, the one the evidence
-  decides for, the ranked spans; bridge_options (a multi-hop question's follow-up names); the likelihood template,
-  weight and roles (the graph's scoring.py makes the calls)
+  decides for, the ranked spans; bridge_options (a multi-hop question's follow-up names); labelled_spans (a
+  unit's answer spans, each with its column or key; the trainer's question synthesis builds on it); the likelihood
+  template, weight and roles (the graph's scoring.py makes the calls)
 - language/ also: question_kind (a factoid question, one answer span, or an open one: explain, compare, summarise,
   list: a report), question_parts (the things an open question covers one by one), speaks_of (a quote names what a
   question is about itself)
@@ -31,11 +32,14 @@ from .answers.likelihood import (
     TEMPLATE_VERSION,
 )
 from .answers.options import BRIDGE_OPTIONS, AnswerOptions, answer_options, bridge_options
+from .answers.structure import labelled_spans
 from .document.evidence import EvidenceSentence
 from .document.text import best_sentences, locate, normalise, quote_supported, split_sentences
 from .document.units import Unit, read_units
 from .language.answer_form import NOT_FOUND, YES_NO, answer_choices
+from .language.kinds import answer_kind
 from .language.open_questions import QuestionKind, question_kind, question_parts, speaks_of
+from .language.spans import Span
 from .trust.confidence import ABOUT, answer_confidence
 from .trust.relevance import Relevance, RelevanceReader, texts_about
 
@@ -44,5 +48,6 @@ __all__ = [
     "NOT_FOUND", "TEMPLATE", "TEMPLATE_VERSION", "YES_NO", "AnswerOptions", "Candidate", "EvidenceSentence",
     "answer_choices", "answer_options", "best_sentences", "bridge_options", "locate", "normalise", "quote_supported",
     "split_sentences", "read_units", "Unit", "ABOUT", "answer_confidence", "Relevance", "RelevanceReader",
-    "texts_about", "FEATURE_WEIGHTS", "QuestionKind", "question_kind", "question_parts", "speaks_of",
+    "texts_about", "FEATURE_WEIGHTS", "QuestionKind", "question_kind", "question_parts", "speaks_of", "Span",
+    "labelled_spans", "answer_kind",
 ]

@@ -3,6 +3,7 @@
     deepresearch train --questions pool/questions.jsonl --corpus pool/corpus.jsonl --group-size 8 --rounds 3
     deepresearch train --from-runs --since 7d --index mydocs --rounds 1
     deepresearch train --from-runs --watch --index mydocs          # keeps improving as runs and feedback arrive
+    deepresearch train --index mydocs --rounds 4                   # questions synthesized from the documents
 
 Each round: rollout (every question G times through the real graph) → score (rewards, advantages)
 → update (GRPO on a LoRA adapter) → eval (dev set through the evals runner) → publish if no regression.
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
     from deepresearch.train.config import TrainSettings
     from deepresearch.train.rounds.questions import TrainQuestion
     from deepresearch.train.rounds.replay import ReplayToolboxes
+    from deepresearch.train.synth.feed import RunSourcesFeed
 
 PHASES = ("rollout", "score", "update", "eval")
 
@@ -44,7 +46,7 @@ PHASES = ("rollout", "score", "update", "eval")
 class TrainJob:
     """What one `train` invocation was asked to do, resolved and checked from its options."""
 
-    items: list[TrainQuestion] | None  # the QA file's questions; None: the questions people asked
+    items: list[TrainQuestion] | None  # the QA file's or the synthesized questions; None: the questions people asked
     since: datetime | None  # with --from-runs: only runs since then
     corpus: Path | None  # served as the local web, or
     index: str | None  # an existing index served as the local web (None with --corpus or a replay)
@@ -55,6 +57,7 @@ class TrainJob:
     export_dir: Path | None  # --export-samples
     replay: bool  # logged questions searched as their runs searched (train/rounds/replay.py)
     hours: float | None  # bound on this invocation
+    synthesized: dict[str, dict[str, int]] | None = None  # questions synthesized from documents: made / kept by kind
 
 
 def train_settings(settings: Settings) -> TrainSettings:
@@ -85,8 +88,11 @@ def train(
     from_runs: bool = typer.Option(False, "--from-runs", help="replay questions people asked (logged runs)"),
     since: str | None = typer.Option(None, "--since", help="with --from-runs: runs since a date or age (7d, 12h)"),
     split: str | None = typer.Option("train", "--split", help="with --questions: only this split ('' = all)"),
-    corpus: Path | None = typer.Option(None, "--corpus", help="corpus jsonl: indexed and served as the local web"),
-    index: str | None = typer.Option(None, "--index", help="an existing local index to serve as the local web"),
+    corpus: Path | None = typer.Option(None, "--corpus", help="corpus jsonl: indexed and served as the local web; "
+                                       "without --questions (or a folder of documents): questions are synthesized "
+                                       "from it"),
+    index: str | None = typer.Option(None, "--index", help="an existing local index to serve as the local web; "
+                                     "without --questions or --from-runs: questions are synthesized from it"),
     group_size: int | None = typer.Option(None, "--group-size", "-G", help="runs per question (default from settings: "
                                             "{settings.train.grpo.num_generations})"),
     rounds: int | None = typer.Option(None, "--rounds", help="training rounds (default 1; with --watch 0, "
@@ -128,7 +134,7 @@ def train(
     if rounds is None:  # "keep training as runs arrive" means no end unless one is given
         rounds = 0 if watch else 1
     check_inputs(questions, from_runs, corpus, dev, group_size, rounds, per_round, temperature, launcher,
-                  num_processes, watch, train_roles, dev_corpus)
+                  num_processes, watch, train_roles, dev_corpus, index)
     if hours is not None and not 0 < hours <= 10_000:
         raise fail(f"--hours must be above 0 (got {hours})")
     if corpus is not None and index is not None:
@@ -149,6 +155,16 @@ def train(
             accelerate_config_path(cfg.launch.accelerate_config)
         except FileNotFoundError as exc:
             raise fail(f"--accelerate-config: {exc}") from None
+    synth = None
+    if questions is None and not from_runs:  # questions synthesized from the documents (train/synth/)
+        from .train_synth import synth_job
+
+        if index is not None:
+            check_index(settings, index)
+        synth = synth_job(settings, cfg.synth, corpus, index)
+        if dev is None and cfg.publish.dev_questions is None:  # the gate's dev set: the synthesized dev split
+            dev_split = "dev"
+        corpus, index, questions = synth.served, None, synth.questions
     dev_set = None
     if not no_gate:
         dev_set = resolve_dev_set(cfg, dev or cfg.publish.dev_questions or questions, dev_split or None,
@@ -159,14 +175,17 @@ def train(
     index_name = None if corpus is not None or replay else (index or cfg.rollout.index or settings.index)
     if index_name is not None:
         check_index(settings, index_name)
-    items = load_questions(questions, split or None) if questions is not None else None
+    items = synth.items if synth is not None else load_questions(questions, split or None) \
+        if questions is not None else None
     from deepresearch.agent.trace.store import TraceStore
     from deepresearch.app.runtime import quiet_libraries
 
     quiet_libraries()
     with closing(TraceStore(settings.paths.traces_db)) as store:  # closed on every exit, early ones included
+        made = {"made": dict(synth.made.stats.made), "kept": dict(synth.made.stats.kept)} if synth else None
         job = TrainJob(items=items, since=since_dt, corpus=corpus, index=index_name, dev=dev_set, rounds=rounds,
-                       watch=watch, resume=resume, export_dir=export_samples, replay=replay, hours=hours)
+                       watch=watch, resume=resume, export_dir=export_samples, replay=replay, hours=hours,
+                       synthesized=made)
         asyncio.run(_train(store, settings, cfg, job))
 
 
@@ -211,22 +230,27 @@ async def _train(store: TraceStore, settings: Settings, cfg: TrainSettings, job:
     except ModelError as exc:
         raise fail(f"model: {exc}") from None
     registry = adapter_registry(settings)  # a fresh one serves the starter adapter, which training then continues
+    feed = _run_sources_feed(settings, cfg, store, job, work_dir) if from_runs_items else None
     try:
         environment = replay_environment(replayer) if replayer is not None else rollout_environment(
             settings.tools, corpus=job.corpus, index=job.index)
         async with environment as env:
+            if feed is not None and not job.watch:
+                await feed.refresh()
             columns = (TextColumn("{task.description:<8}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
             with Progress(*columns, console=err, transient=False) as bar:
                 ctx = LoopContext(
                     settings=cfg, model_dir=model_dir, models=models, toolbox=env.toolbox, store=store,
                     agent=settings.agent, tools=settings.tools, registry=registry,
-                    work_dir=work_dir, dev=job.dev, doc_id_for=env.doc_id_for, toolbox_for=env.toolbox_for,
+                    work_dir=work_dir, dev=job.dev, doc_id_for=_doc_ids(env, feed), toolbox_for=_toolboxes(env, feed),
                     judge_model=models[0] if cfg.rewards.judge > 0 else None, max_tokens=settings.model.max_tokens,
                     launcher=cfg.launch.launcher, accelerate_config=cfg.launch.accelerate_config,
                     num_processes=cfg.launch.num_processes, eval_temperature=settings.model.temperature,
                     export_dir=job.export_dir, progress=RichPhases(bar),
                 )
                 loop = TrainLoop(ctx, resume=resumed, stream=stream)
+                if job.synthesized:  # the first round's line says what was synthesized
+                    loop.synthesized = job.synthesized
                 budget = TimeBudget(job.hours * 3600) if job.hours is not None else None
 
                 def print_round(report: RoundReport) -> None:
@@ -235,9 +259,11 @@ async def _train(store: TraceStore, settings: Settings, cfg: TrainSettings, job:
                 if job.watch:
                     bar.console.print(f"watching for new runs and feedback (every {cfg.watch_poll_s:.0f} s; "
                                       "Ctrl-C stops)")
-                    await watch_rounds(loop, store, cfg, job.since, job.rounds, print_round, budget)
+                    await watch_rounds(loop, store, cfg, job.since, job.rounds, print_round, budget,
+                                       extra=_watch_extra(feed, loop, cfg) if feed is not None else None)
                 else:
-                    ran = await fixed_rounds(loop, items, cfg, job.rounds, print_round, budget)
+                    pick = _mixed_picker(feed, loop, items, cfg) if feed is not None and feed.set else None
+                    ran = await fixed_rounds(loop, items, cfg, job.rounds, print_round, budget, pick)
                     if loop.rounds_done < job.rounds:
                         out.print(f"stopped after {ran} round(s) (--hours {job.hours:g}): {loop.rounds_done} of "
                                   f"{job.rounds} done; run the same command with --resume to continue")
@@ -248,8 +274,67 @@ async def _train(store: TraceStore, settings: Settings, cfg: TrainSettings, job:
     except KeyboardInterrupt:
         err.print("stopped; the trainer checkpoint and published adapters are kept")
     finally:
+        if feed is not None:
+            await feed.close()
         for model in models:
             await model.close()
+
+
+def _run_sources_feed(settings: Settings, cfg: TrainSettings, store: TraceStore, job: TrainJob,
+                      work_dir: Path) -> RunSourcesFeed | None:
+    """Questions synthesized over the sources the logged runs read (train/synth/feed.py), unless turned off."""
+    if not cfg.synth.from_runs:
+        return None
+    from deepresearch.train.synth.feed import RunSourcesFeed
+
+    return RunSourcesFeed(settings.tools, store, cfg.synth, work_dir / "synth" / "runs",
+                          lambda line: err.print(line, markup=False, highlight=False), since=job.since)
+
+
+def _toolboxes(env: Any, feed: RunSourcesFeed | None) -> Any:
+    """A synthesized question searches its sources' web; any other question where its environment says."""
+    if feed is None:
+        return env.toolbox_for
+
+    def toolbox_for(question: TrainQuestion) -> Any:
+        if feed.owns(question):
+            return feed.toolbox
+        return env.toolbox_for(question) if env.toolbox_for is not None else env.toolbox
+    return toolbox_for
+
+
+def _doc_ids(env: Any, feed: RunSourcesFeed | None) -> Any:
+    if feed is None:
+        return env.doc_id_for
+    return lambda url: feed.doc_id_for(url) or env.doc_id_for(url)
+
+
+def _synth_count(cfg: TrainSettings, feed: RunSourcesFeed) -> int:
+    per_round = cfg.rollout.questions_per_round
+    return min(per_round, round(per_round * cfg.synth.from_runs_share)) if feed.set is not None else 0
+
+
+def _mixed_picker(feed: RunSourcesFeed, loop: Any, items: list[TrainQuestion], cfg: TrainSettings) -> Any:
+    """Round k: the replays' k-th slice and, beside them, synthesized questions (`train.synth.from_runs_share` of
+    the round, more when there are too few replays)."""
+    from deepresearch.train.rounds.questions import round_questions
+
+    loop.synthesized = feed.synthesized()
+
+    def pick(k: int) -> list[TrainQuestion]:
+        per_round, wanted = cfg.rollout.questions_per_round, _synth_count(cfg, feed)
+        replays = round_questions(items, k, per_round - wanted, cfg.grpo.seed) if per_round > wanted else []
+        return feed.questions(k, per_round - len(replays), cfg.grpo.seed) + replays
+    return pick
+
+
+def _watch_extra(feed: RunSourcesFeed, loop: Any, cfg: TrainSettings) -> Any:
+    """`--watch`: before each round, the sources read so far are read again; new ones bring new questions."""
+    async def extra(k: int) -> list[TrainQuestion]:
+        if await feed.refresh():
+            loop.synthesized = feed.synthesized()
+        return feed.questions(k, _synth_count(cfg, feed), cfg.grpo.seed)
+    return extra
 
 
 def _replayer(settings: Settings, items: list[TrainQuestion]) -> ReplayToolboxes:
@@ -284,6 +369,9 @@ TRAIN_EXAMPLES = """Examples:
   deepresearch train --questions qa.jsonl --corpus corpus.jsonl --group-size 8 --rounds 2
   deepresearch train --from-runs --since 7d        (replay what people asked, with their feedback)
   deepresearch train --from-runs --watch           (keep training as new runs and feedback arrive)
+  deepresearch train --index mydocs --rounds 4     (questions synthesized from the documents, answers known)
+  deepresearch train --corpus ~/notes --rounds 4   (the same from a folder of files or a corpus jsonl)
+  deepresearch train questions --index mydocs      (what would be synthesized, without training)
   deepresearch train --questions qa.jsonl --corpus corpus.jsonl --train-roles planner
   deepresearch train choices --out /tmp/choices --bridges   (the answer and bridge choice alone, on QA questions)
   deepresearch adapters list | adapters rollback
@@ -292,8 +380,10 @@ Training needs token ids and logprobs: the embedded model or a vLLM server (deep
 
 def register(app: typer.Typer) -> None:
     from .train_choices import CHOICES_EXAMPLES, choices
+    from .train_synth import QUESTIONS_EXAMPLES, questions
 
     train_app = typer.Typer(invoke_without_command=True)
     train_app.callback(epilog=TRAIN_EXAMPLES)(train)
     train_app.command("choices", epilog=CHOICES_EXAMPLES)(choices)
+    train_app.command("questions", epilog=QUESTIONS_EXAMPLES)(questions)
     app.add_typer(train_app, name="train")

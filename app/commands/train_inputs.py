@@ -24,13 +24,19 @@ def demo_dev_note(size: int, dev_questions: int) -> str:
 def check_inputs(
     questions: Path | None, from_runs: bool, corpus: Path | None, dev: Path | None, group_size: int | None,
     rounds: int, per_round: int | None, temperature: float | None, launcher: str | None, num_processes: int | None,
-    watch: bool, train_roles: str | None = None, dev_corpus: Path | None = None,
+    watch: bool, train_roles: str | None = None, dev_corpus: Path | None = None, index: str | None = None,
 ) -> None:
-    if (questions is None) == (not from_runs):
-        raise fail("give exactly one question source: --questions FILE or --from-runs")
+    if (questions is not None and from_runs) or (questions is None and not from_runs and corpus is None
+                                                  and not index):
+        raise fail("give exactly one question source: --questions FILE or --from-runs, or the documents to "
+                   "synthesize questions from (--index NAME or --corpus FILE|DIR)")
     if watch and not from_runs:
         raise fail("--watch trains on new logged runs: use it with --from-runs")
-    for flag, path in (("--questions", questions), ("--corpus", corpus), ("--dev", dev), ("--dev-corpus", dev_corpus)):
+    synth = questions is None and not from_runs  # questions synthesized from --corpus or --index (train/synth/)
+    if corpus is not None and synth and not corpus.exists():
+        raise fail(f"--corpus: no such file or folder: {corpus}")
+    for flag, path in (("--questions", questions), ("--corpus", None if synth else corpus), ("--dev", dev),
+                       ("--dev-corpus", dev_corpus)):
         if path is not None and not path.is_file():
             raise fail(f"{flag}: no such file: {path}")
     if group_size is not None and group_size < 2:

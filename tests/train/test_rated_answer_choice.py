@@ -31,7 +31,8 @@ def test_the_choice_learns_the_gold_else_a_well_rated_answer():
 
 
 def test_a_well_rated_answer_trains_the_choice_from_its_replays(tmp_path: Path):
-    env = clean_env(tmp_path)
+    # the replays alone: no questions synthesized from what the runs read (tests/train/test_synth_runs.py)
+    env = clean_env(tmp_path, DEEPRESEARCH_TRAIN__SYNTH__FROM_RUNS="false")
     answers = {}
     for question, score in ((RATED_WELL, "1"), (RATED_BADLY, "-1")):
         asked = cli("ask", "--offline", "--auto-approve", "--quiet", "--json", question, env=env)

@@ -36,7 +36,9 @@ def test_from_runs_replays_each_question_where_its_own_run_searched(tmp_path: Pa
                         DEEPRESEARCH_MODEL__BASE_URL=model.base_url, DEEPRESEARCH_AGENT__BUDGET__MAX_ROUNDS="1",
                         DEEPRESEARCH_AGENT__BUDGET__MAX_PLAN_STEPS="1", DEEPRESEARCH_TOOLS__SEARCH__CACHE="false",
                         DEEPRESEARCH_TOOLS__SEARCH__BACKENDS=json.dumps(["searxng", "local"]),
-                        MODEL=str(save_tiny_llama(tmp_path / "weights")))  # the trainer's base model ($MODEL)
+                        MODEL=str(save_tiny_llama(tmp_path / "weights")),  # the trainer's base model ($MODEL)
+                        # the replays alone: no questions synthesized from what the runs read (test_synth_runs.py)
+                        DEEPRESEARCH_TRAIN__SYNTH__FROM_RUNS="false")
         with_searxng = {**env, "DEEPRESEARCH_TOOLS__SEARCH__SEARXNG_URL": searxng.url}
         for args, run_env in ((["ask", WEB_QUESTION], with_searxng), (["ask", "--offline", OFFLINE_QUESTION], env)):
             asked = cli(*args, "--quiet", "--json", env=run_env)

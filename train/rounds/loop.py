@@ -66,12 +66,22 @@ class RoundReport(BaseModel):
     published: bool = False
     seconds: dict[str, float] = Field(default_factory=dict)
     note: str = ""
+    # The round's questions by kind (synthesized: one_hop, two_hop, comparison, unanswerable; "given": a QA file's
+    # or a logged one), and, when questions were synthesized for this round, how many of each kind were made / kept.
+    questions: dict[str, int] = Field(default_factory=dict)
+    synthesized: dict[str, dict[str, int]] = Field(default_factory=dict)
 
     def line(self) -> str:
         """The round in one line, as `train` prints it."""
         r = self
         s = r.scores
         parts = [f"round {r.round}: {r.rollout_runs} runs"]
+        if set(r.questions) - {"given"}:
+            used = " + ".join(f"{n} {kind}" for kind, n in r.questions.items())
+            made = r.synthesized.get("made", {})
+            kept = r.synthesized.get("kept", {})
+            parts.append(f"questions {used}" + (" (synthesized, kept/made: " + ", ".join(
+                f"{kept.get(k, 0)}/{n} {k}" for k, n in made.items()) + ")" if made else ""))
         if s.get("reward_mean") is not None:
             parts.append(f"reward {s['reward_mean']:.3f} ({s.get('groups_kept', 0)}/{s.get('groups', 0)} groups kept)")
         if r.failures:
@@ -139,6 +149,8 @@ class TrainLoop:
         self.policy_adapter: str | None = self.state.policy_adapter if self.state.rounds_done \
             else ctx.registry.current
         self._leftovers_cleared = resume is None
+        # What was synthesized for the next round (made / kept by kind): its report says so, once.
+        self.synthesized: dict[str, dict[str, int]] = {}
 
     @property
     def rounds_done(self) -> int:
@@ -171,7 +183,10 @@ class TrainLoop:
             self._clear_leftovers()
             self._leftovers_cleared = True
         self.round_index += 1
-        report = RoundReport(round=self.round_index)
+        report = RoundReport(round=self.round_index, synthesized=self.synthesized)
+        self.synthesized = {}
+        for q in questions:
+            report.questions[q.kind or "given"] = report.questions.get(q.kind or "given", 0) + 1
         self.checkpoint.begin()
         clock = time.perf_counter()
 
@@ -263,9 +278,18 @@ class TrainLoop:
         from ..choice.bridge_examples import HopOutcomes, logged_bridge_examples
 
         ctx = self.ctx
-        runs = [(rid, g.question.question, g.question.gold_doc_ids) for g in groups for rid in g.run_ids
-                if g.question.search is None]
-        return await logged_bridge_examples(ctx.store, runs, HopOutcomes(ctx.toolbox, ctx.doc_id_for))
+        by_toolbox: dict[int, tuple[Any, list]] = {}
+        for g in groups:
+            if g.question.search is not None:
+                continue
+            # A question's hops are searched where its rollouts searched (synthesized ones may have a web of their own).
+            toolbox = ctx.toolbox_for(g.question) if ctx.toolbox_for is not None else ctx.toolbox
+            by_toolbox.setdefault(id(toolbox), (toolbox, []))[1].extend(
+                (rid, g.question.question, g.question.gold_doc_ids) for rid in g.run_ids)
+        examples: list[ChoiceExample] = []
+        for toolbox, runs in by_toolbox.values():
+            examples += await logged_bridge_examples(ctx.store, runs, HopOutcomes(toolbox, ctx.doc_id_for))
+        return examples
 
     def _answering_roles(self) -> frozenset[str] | None:
         """The roles the next adapter answers for: those trained now, plus those its parent answered

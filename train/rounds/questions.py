@@ -60,6 +60,8 @@ class TrainQuestion(BaseModel):
     reference_answer: str | None = None
     reference_feedback: float | None = None
     search: SearchSource | None = None  # where the newest of those runs searched
+    # Synthesized from documents (train/synth/): one_hop, two_hop, comparison or unanswerable (gold "not found").
+    kind: str | None = None
 
     @property
     def golds(self) -> list[str]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Protocol
@@ -23,6 +23,10 @@ if TYPE_CHECKING:
     from .loop import RoundReport
 
 OnRound = Callable[["RoundReport"], None]
+# Round k's questions, when they are not a slice of one list (logged replays beside synthesized questions).
+Picker = Callable[[int], list[TrainQuestion]]
+# For `--watch`: questions synthesized for the round beside the fresh logged ones (async: it may read new sources).
+Extra = Callable[[int], Awaitable[list[TrainQuestion]]]
 
 
 class RoundRunner(Protocol):
@@ -64,15 +68,16 @@ async def _timed_round(loop: RoundRunner, questions: list[TrainQuestion], budget
 
 async def fixed_rounds(
     loop: RoundRunner, items: list[TrainQuestion], cfg: TrainSettings, rounds: int, on_round: OnRound,
-    budget: TimeBudget | None = None,
+    budget: TimeBudget | None = None, pick: Picker | None = None,
 ) -> int:
-    """Rounds rounds_done+1..`rounds`, each on the k-th seeded slice of `items` (wrapping around: epochs), while
-    the budget allows. Returns how many rounds this call ran."""
+    """Rounds rounds_done+1..`rounds`, each on the k-th seeded slice of `items` (wrapping around: epochs), or what
+    `pick(k)` gives, while the budget allows. Returns how many rounds this call ran."""
     ran = 0
     for k in range(loop.rounds_done + 1, rounds + 1):
         if budget is not None and not budget.fits_another():
             break
-        picked = round_questions(items, k, cfg.rollout.questions_per_round, cfg.grpo.seed)
+        picked = pick(k) if pick is not None else round_questions(items, k, cfg.rollout.questions_per_round,
+                                                                  cfg.grpo.seed)
         on_round(await _timed_round(loop, picked, budget))
         ran += 1
     return ran
@@ -80,10 +85,11 @@ async def fixed_rounds(
 
 async def watch_rounds(
     loop: RoundRunner, store: TraceStore, cfg: TrainSettings, since: datetime | None, rounds: int,
-    on_round: OnRound, budget: TimeBudget | None = None,
+    on_round: OnRound, budget: TimeBudget | None = None, extra: Extra | None = None,
 ) -> int:
     """Wait for enough new logged questions, or feedback on logged runs (polling every `cfg.watch_poll_s`),
-    then train a round on them; `rounds` rounds, 0 = until cancelled (or the budget ends)."""
+    then train a round on them (and on `extra(k)`, questions synthesized for round k from what the runs read);
+    `rounds` rounds, 0 = until cancelled (or the budget ends)."""
     mark = since or datetime.now(UTC)
     done = 0
     while rounds == 0 or done < rounds:
@@ -93,7 +99,10 @@ async def watch_rounds(
         if fresh is not None:
             # Taken before the round: runs and feedback arriving while it trains count for the next one.
             mark = datetime.now(UTC)
-            on_round(await _timed_round(loop, fresh[: cfg.rollout.questions_per_round], budget))
+            picked = fresh[: cfg.rollout.questions_per_round]
+            if extra is not None:
+                picked = await extra(loop.rounds_done + 1) + picked
+            on_round(await _timed_round(loop, picked, budget))
             done += 1
         else:
             await asyncio.sleep(cfg.watch_poll_s)
