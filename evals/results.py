@@ -186,3 +186,14 @@ def make_result(eval_id: str, system: str, question: EvalQuestion, output: Syste
         gold=question.golds, qtype=question.type, source=question.source, yes_no=question.is_yes_no,
         output=output, scores=score_output(question, output),
     )
+
+
+def rescored(result: QuestionResult) -> QuestionResult:
+    """The result scored again from its output (the question rebuilt from what the result kept of it; a result does
+    not keep the gold documents, so its citation precision and recall stay as they were)."""
+    question = EvalQuestion(id=result.question_id, question=result.question, answer=result.gold[0],
+                            answer_aliases=result.gold[1:], type=result.qtype, source=result.source,
+                            yes_no=result.yes_no)
+    scores = score_output(question, result.output).model_copy(update={
+        "citation_precision": result.scores.citation_precision, "citation_recall": result.scores.citation_recall})
+    return result.model_copy(update={"scores": scores})

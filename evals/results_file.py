@@ -47,6 +47,15 @@ class ResultsFile:
             self._rewrite(results)
         return results
 
+    def rescore(self) -> int:
+        """Score every result again from its output with today's metrics (an eval written before a metric existed
+        reports it); returns how many results there are."""
+        from deepresearch.evals.results import rescored
+
+        results = [rescored(r) for r in self.load()]
+        self._rewrite(results)
+        return len(results)
+
     def append(self, result: QuestionResult) -> None:
         line = result.model_dump_json() + "\n"
         with self.path.open("a", encoding="utf-8") as fh:

@@ -298,13 +298,18 @@ def unanswerable(
 def report(
     directory: Path = typer.Argument(..., help="an eval --out directory"),
     plots: bool = typer.Option(True, "--plots/--no-plots"),
+    rescore: bool = typer.Option(False, "--rescore", help="score every result again from its output with today's "
+                                 "metrics first (for an eval written before a metric existed)"),
 ) -> None:
     """Rebuild summary.json, report.md and the plots of an eval directory (finished or not)."""
     from deepresearch.evals.report import write_report
+    from deepresearch.evals.results_file import ResultsFile
 
     if not directory.is_dir():
         raise fail(f"{directory}: not an eval directory")
     try:
+        if rescore:
+            out.print(f"rescored {ResultsFile(directory).rescore()} results")
         paths = write_report(directory, _eval_settings(None, None), plots=plots)
     except ValueError as exc:
         raise fail(str(exc)) from None

@@ -72,3 +72,17 @@ def test_the_coverage_plot_is_written_only_with_a_confidence(tmp_path):
     other = tmp_path / "other"
     other.mkdir()
     assert all(p.name != "coverage.png" for p in write_plots(summarize([_result("a", "P", "P")], eval_id="e"), other))
+
+
+def test_rescoring_an_old_result_fills_the_new_rows_and_keeps_its_citation_scores(tmp_path):
+    from deepresearch.evals.results import rescored
+    from deepresearch.evals.results_file import ResultsFile
+
+    old = _result("b", "Rome", "Milan", confidence=0.2)
+    old = old.model_copy(update={"scores": old.scores.model_copy(update={
+        "wrong_verified": 0.0, "citation_precision": 0.5, "citation_recall": 1.0})})  # as written before the row
+    again = rescored(old)
+    assert again.scores.wrong_verified == 1.0 and again.scores.citation_precision == 0.5
+    results = ResultsFile(tmp_path)
+    results.append(old)
+    assert results.rescore() == 1 and results.load()[0].scores.wrong_verified == 1.0
