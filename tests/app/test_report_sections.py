@@ -88,7 +88,8 @@ def test_markdown_html_pdf_and_json_show_only_supported_sentences_as_supported(s
 
 def test_the_http_api_serves_the_sections_of_a_run_it_made(settings):
     manager = RunManager(settings, model=capable_model())
-    with TestClient(create_app(settings, manager=manager)) as client:
+    # a loopback Host, as the API admits only requests that name this machine (app/service/admission.py)
+    with TestClient(create_app(settings, manager=manager), base_url="http://127.0.0.1") as client:
         run_id = client.post("/runs", json={"question": "Compare The Jetsons and The Flintstones",
                                             "offline": True}).json()["id"]
         for _ in range(600):

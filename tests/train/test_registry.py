@@ -96,7 +96,7 @@ def test_an_adapter_answers_for_the_roles_it_was_trained_on(registry, tmp_path):
     from deepresearch.train.config import RewardSettings
 
     assert RewardSettings().trained_roles() is None  # every role trained: the adapter answers for all
-    others = {"planner": 0, "coordinator": 0, "executor": 0, "extractor": 0}
+    others = {"planner": 0, "coordinator": 0, "executor": 0, "extractor": 0, "outliner": 0, "reporter": 0}
     writer_only = RewardSettings(role_weights={**others, "answer": 0, "bridge": 0})
     assert writer_only.trained_roles() == {"writer"}
     # the re-ranker's choice ("answer") and the hop's ("bridge") are roles too, trained unless left out
@@ -123,7 +123,7 @@ def test_a_trained_writer_or_choice_loss_also_reranks_and_a_child_keeps_its_pare
         loop = SimpleNamespace(ctx=SimpleNamespace(settings=settings, registry=registry), policy_adapter=parent)
         return TrainLoop._answering_roles(loop)
 
-    others = {"planner": 0, "coordinator": 0, "executor": 0, "extractor": 0}
+    others = {"planner": 0, "coordinator": 0, "executor": 0, "extractor": 0, "outliner": 0, "reporter": 0}
     assert roles(others) == {"writer", "answer"}  # the re-ranker has always used the writer's weights
     assert roles({**others, "writer": 0, "planner": 1}) == {"planner"}
     # the choice loss (on by default) trains the re-ranker on the same adapter
