@@ -10,6 +10,7 @@ abstaining under the trainer's tiers even when the evidence does not settle it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from textwrap import shorten
 from typing import Any
 
 from deepresearch.agent.reader import ABOUT, Candidate, Relevance, RelevanceReader
@@ -70,10 +71,16 @@ class AnswerJudgement:
                        title=self.link_title, doc_id=None, start=-1, end=-1)
 
 
-def render_not_found(state: ResearchState, reader: RelevanceReader, judged: AnswerJudgement) -> str:
-    """Why the answer is "not found": what was searched, the best guess that was held back, the closest sources."""
+NOTHING_ANSWERS = "Nothing read answers the question well enough to give an answer."
+NOTHING_TO_REPORT = "Nothing read is about the question closely enough to report."
+
+
+def render_not_found(state: ResearchState, reader: RelevanceReader, judged: AnswerJudgement,
+                     lead: str = NOTHING_ANSWERS) -> str:
+    """Why the answer is "not found" (or the report empty): what was searched, the best guess that was held back,
+    the closest sources."""
     queries = list(dict.fromkeys(s["query"] for s in state.get("plan", []) if s.get("query")))
-    lines = ["Nothing read answers the question well enough to give an answer."]
+    lines = [lead]
     if queries:
         lines.append("Searched: " + "; ".join(f"“{q}”" for q in queries[:6]) + ".")
     if judged.candidate:
@@ -82,5 +89,5 @@ def render_not_found(state: ResearchState, reader: RelevanceReader, judged: Answ
     closest = reader.closest(CLOSEST_SOURCES)
     if closest:
         lines.append("Closest sources read (not an answer):")
-        lines += [f"- {u.title or u.url}: “{u.text[:160]}”" for u, _ in closest]
+        lines += [f"- {u.title or u.url}: “{shorten(u.text, 160, placeholder=' …')}”" for u, _ in closest]
     return "\n".join(lines)

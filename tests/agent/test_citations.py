@@ -116,3 +116,24 @@ def test_a_quote_that_is_not_about_the_question_is_not_verified_and_not_a_key_po
     assert not cites[0]["verified"]
     report = render_report("Who designed the Analytical Engine?", "not found", None, [point], cites, "")
     assert steam not in report  # not shown as a key point at all
+
+
+def test_an_open_questions_framing_words_are_not_what_a_quote_must_cover():
+    """"List the uses and hazards of …", "pros and cons of …": the request's own words ("list", "uses", "pros") were
+    weighed as the question's rarest words, so an on-topic quote fell under the gate and one sharing "list" passed."""
+    from deepresearch.agent.reader import ABOUT
+
+    iodine = "Iodine-131 treats thyroid cancer in nuclear medicine."
+    more = [EvidenceSentence(f"Iodine-131 fact {n}.", 0, "Iodine-131", url=f"m{n}") for n in range(5)]
+    reader = RelevanceReader("List the uses and hazards of Iodine-131.",
+                             [EvidenceSentence(iodine, 0, "Iodine-131", url="u1"), *more])
+    assert reader.of("u1", iodine, "Iodine-131").score >= ABOUT  # 0.18 when "list" and "uses" weighed most
+    bulk = "Warehouse stores offer a selection of merchandise sold in bulk at discount prices."
+    mall = "The mall is owned by Melvin Simon and Associates, a developer of shopping malls and stores."
+    reader = RelevanceReader("What are the pros and cons of shopping at a warehouse store?",
+                             [EvidenceSentence(bulk, 0, "Warehouse store", url="u1"),
+                              EvidenceSentence(mall, 0, "Walt Whitman Shops", url="u2")])
+    assert reader.of("u1", bulk, "Warehouse store").score > reader.of("u2", mall, "Walt Whitman Shops").score
+    assert reader.of("u1", bulk, "Warehouse store").score >= ABOUT
+    # a factoid question's every word counts: "list" is what this one is about
+    assert "list" in RelevanceReader("Which list did the song top?", []).words.weights

@@ -87,6 +87,8 @@ def test_factoid_questions_want_one_answer(question):
     ("Compare Python and Java.", ["Python", "Java"]),
     ("Compare the Jetsons with the Flintstones in terms of ratings", ["Jetsons", "Flintstones"]),
     ("Compare Rust, Go and Zig", ["Rust", "Go", "Zig"]),
+    ("What are the main differences between the University of California, Berkeley and the University of "
+     "California, San Francisco?", ["University of California, Berkeley", "University of California, San Francisco"]),
     ("How does the Analytical Engine differ from the Difference Engine?", ["Analytical Engine", "Difference Engine"]),
     ("How do cats and dogs differ?", ["cats", "dogs"]),
     ("Emacs versus Vim: which is better for writing prose?", ["Emacs", "Vim"]),

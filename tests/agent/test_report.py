@@ -81,6 +81,18 @@ async def test_a_model_that_does_not_write_gets_the_extractive_report(engines, s
     assert (checked.style, checked.supported, checked.dropped) == ("extractive", 2, 1)
 
 
+async def test_an_extractive_report_with_nothing_about_the_question_says_so(store):
+    from deepresearch.agent.graph.judgement import NOTHING_TO_REPORT
+    from deepresearch.agent.graph.report.render import EXTRACTIVE_INTRO
+
+    london_only = DictToolbox({"lo": DOCS["lo"]})
+    result = await run(ScriptedModel(capable_script(plan=("London capital",))), london_only, store,
+                       question=OPEN_QUESTION)
+    assert NOTHING_TO_REPORT in result.report and "answers the question well enough" not in result.report
+    assert EXTRACTIVE_INTRO not in result.report  # no "each quote is about the question" over no quotes
+    assert "London is the capital" not in result.report.split("Closest sources")[0]
+
+
 async def test_style_answer_keeps_an_open_question_extractive_on_a_model_that_writes(engines, store):
     model = capable_model()
     result = await run(model, engines, store, question=OPEN_QUESTION, settings=settings("answer"))

@@ -13,6 +13,12 @@ def test_prose_is_sentences():
     assert {u.kind for u in read_units(text)} == {"sentence"}
 
 
+def test_a_case_name_is_not_cut_at_its_v():
+    text = "The judge ruled on Kitzmiller v. Dover Area School District in 2005. It was a landmark case."
+    first = read_units(text)[0].text
+    assert first == "The judge ruled on Kitzmiller v. Dover Area School District in 2005."
+
+
 def test_a_table_row_is_one_unit_with_its_header_and_the_paragraph_after_it_stands_apart():
     text = ("Chains\n| Part no. | Links |\n|---|---|\n| KMC X11-EL | 118 |\n| KMC X11-93 | 116 |\n"
             "Replace chains at 0.5 %.")

@@ -15,7 +15,7 @@ from deepresearch.agent.reader import NOT_FOUND, RelevanceReader, normalise
 from ..context import ResearchContext
 from ..events import CitationsChecked
 from ..findings import unique_findings
-from ..judgement import AnswerJudgement, render_not_found
+from ..judgement import NOTHING_TO_REPORT, AnswerJudgement, render_not_found
 from ..state import Citation, Finding, ResearchState, add_usage
 from .extractive import extractive_sections
 from .lines import ReportSection, line_payload
@@ -91,7 +91,8 @@ async def sectioned_report(state: ResearchState, ctx: ResearchContext, shape: Re
     if direct is not None and answer == NOT_FOUND:
         note = "\n\n".join(n for n in (note, render_not_found(state, reader, direct.judged)) if n)
     elif direct is None and not any(s.shown for s in sections):
-        note = "\n\n".join(n for n in (note, render_not_found(state, reader, AnswerJudgement.nothing())) if n)
+        note = "\n\n".join(n for n in (note, render_not_found(state, reader, AnswerJudgement.nothing(),
+                                                                   NOTHING_TO_REPORT)) if n)
     checked = [c for c in citations if c is not (direct.cite if direct else None)]
     rejected = sum(1 for c in citations if not c["verified"])
     ctx.record(CitationsChecked(checked=len(citations), verified=len(citations) - rejected, removed=rejected,

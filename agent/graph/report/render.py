@@ -40,7 +40,8 @@ def render_sectioned(question: str, style: Style, answer: str, answer_cite: Cita
     if note:
         lines += ["> " + line if line else ">" for line in note.split("\n")] + [""]
     dropped = [line for s in sections for line in s.lines if not line.supported]
-    lines += [WRITTEN_INTRO if style == "written" else EXTRACTIVE_INTRO, ""]
+    if style == "written" or any(s.shown for s in sections):  # no intro over nothing
+        lines += [WRITTEN_INTRO if style == "written" else EXTRACTIVE_INTRO, ""]
     if dropped and style == "written":
         lines += [f"_Removed by the check: {len(dropped)} sentence(s), listed at the end._", ""]
     elif dropped:

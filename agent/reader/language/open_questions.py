@@ -97,6 +97,7 @@ _TAIL = re.compile(r"\s*(?:[;:?!]|,\s*(?:and\s+|but\s+)?(?:how|why|what|which|wh
                    r"\bwhen it comes to\b|\bas (?:to|regards)\b|\band (?:how|why|what|which|when|where|who)\b|"
                    r"\bin their\b).*$", re.IGNORECASE)
 _JOINER = re.compile(r"\s*,\s*(?:and\s+)?|\s+(?:and|with|to|against|vs\.?|versus)\s+", re.IGNORECASE)
+_WORD_JOINER = re.compile(r"\s+(?:and|with|to|against|vs\.?|versus)\s+", re.IGNORECASE)
 _LEAD = re.compile(r"^(?:what (?:are|were|is|was) )?(?:the |a |an )?(?:main |key |major )?", re.IGNORECASE)
 _ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
 _MAX_PART_CHARS = 80
@@ -112,14 +113,17 @@ def question_parts(question: str) -> list[str]:
             continue
         groups = m.groupdict()
         if groups.get("parts") is not None:
-            raw = _JOINER.split(_TAIL.sub("", groups["parts"]))
+            # Commas list the things, unless a thing's own name holds one ("University of California, Berkeley
+            # and University of California, San Francisco": split at commas, two parts would be the same).
+            listed = _TAIL.sub("", groups["parts"])
+            splits = [_JOINER.split(listed), _WORD_JOINER.split(listed)]
         else:
-            raw = [_LEAD.sub("", groups["a"]), _TAIL.sub("", groups["b"])]
-        parts = [_ARTICLE.sub("", p.strip(" '\"“”‘’")) for p in raw]
-        parts = [p for p in parts if p]
-        if len(parts) >= 2 and all(len(p) <= _MAX_PART_CHARS for p in parts) and \
-                len({p.lower() for p in parts}) == len(parts):
-            return parts
+            splits = [[_LEAD.sub("", groups["a"]), _TAIL.sub("", groups["b"])]]
+        for raw in splits:
+            parts = [p for p in (_ARTICLE.sub("", p.strip(" '\"“”‘’")) for p in raw) if p]
+            if len(parts) >= 2 and all(len(p) <= _MAX_PART_CHARS for p in parts) and \
+                    len({p.lower() for p in parts}) == len(parts):
+                return parts
     return []
 
 
@@ -128,7 +132,18 @@ _FRAME_WORDS = frozenset(stem(w) for w in (
     *_OPEN_VERBS, "main", "key", "major", "difference", "differences", "similarity", "similarities", "pros", "cons",
     "advantages", "disadvantages", "benefits", "drawbacks", "history", "overview", "tell", "know", "give", "work",
     "works", "different", "like", "role", "impact", "significance", "ways", "way", "some", "kind", "kinds", "types",
+    # the kinds of fact an open question asks for ("the uses of X", "the risks of Y"): a quote about X or Y seldom
+    # says "uses" or "risks"
+    "risks", "causes", "effects", "consequences", "implications", "characteristics", "features", "arguments",
+    "reasons", "lessons", "steps", "stages", "factors", "uses", "applications", "examples", "properties",
+    "functions", "principles", "components", "challenges", "problems", "criticisms", "goals",
 ))
+
+
+def framing_words(question: str) -> frozenset[str]:
+    """The stems of an open question that frame it ("list", "pros", "differences", "uses") rather than say what it
+    is about; none for a factoid question, whose every word may be what a quote must cover."""
+    return _FRAME_WORDS if question_kind(question) == "open" else frozenset()
 
 
 def speaks_of(question: str, text: str, title: str = "") -> bool:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from ..document.evidence import EvidenceSentence
 from ..document.text import normalise, without_disambiguation
+from ..language.open_questions import framing_words
 from ..language.spans import name_spans
 from ..language.words import content_words, stem
 
@@ -52,7 +53,8 @@ def unit_stems(sent: EvidenceSentence) -> set[str]:
 
 
 def question_words(question: str, units: Sequence[EvidenceSentence]) -> QuestionWords:
-    stems = [stem(w) for w in content_words(question) if w not in _QUESTION_WORDS]
+    frame = framing_words(question)  # an open question's "list", "pros", "uses": no quote needs to cover them
+    stems = [s for w in content_words(question) if w not in _QUESTION_WORDS and (s := stem(w)) not in frame]
     docs = [unit_stems(u) for u in units]
     n = len(docs)
     weights = {t: math.log(1.0 + (n + 1) / (1 + sum(t in d for d in docs))) for t in dict.fromkeys(stems)}
