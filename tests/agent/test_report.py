@@ -81,6 +81,23 @@ async def test_a_model_that_does_not_write_gets_the_extractive_report(engines, s
     assert (checked.style, checked.supported, checked.dropped) == ("extractive", 2, 1)
 
 
+async def test_the_extractive_report_quotes_what_the_reader_finds_about_the_question(engines, store):
+    """A small model's extractor often keeps nothing, or something beside the point, while a sentence about the
+    question stands in a source it read: the report quotes the reader's best units too, under the same check."""
+    script = capable_script(plan=("Charles Babbage engines",))
+
+    def picks_nothing(role, request):
+        if role == "extractor":
+            return {"relevant": False, "quote": request.json_schema["properties"]["quote"]["enum"][0]}
+        return script(role, request)
+
+    result = await run(ScriptedModel(picks_nothing), engines, store, question=OPEN_QUESTION)
+    shown = result.report.split("## Sources")[0]
+    assert "- The Analytical Engine was a proposed mechanical general-purpose computer" in shown
+    assert "- The Difference Engine is an automatic mechanical calculator" in shown
+    assert "London" not in shown
+
+
 async def test_an_extractive_report_with_nothing_about_the_question_says_so(store):
     from deepresearch.agent.graph.judgement import NOTHING_TO_REPORT
     from deepresearch.agent.graph.report.render import EXTRACTIVE_INTRO
@@ -125,7 +142,7 @@ async def test_an_outline_that_stays_malformed_falls_back_to_the_quotes(engines,
     result = await run(model, engines, store, question=OPEN_QUESTION)
     assert model.calls("outliner") == 2  # retried once with the error
     assert any(e.startswith("report outline:") for e in result.errors)
-    assert "## Search: the question" in result.report and result.verified_citations == 2
+    assert "## Search: the question" in result.report and result.verified_citations >= 2
 
 
 def test_a_sentence_is_checked_against_every_quote_it_cites():

