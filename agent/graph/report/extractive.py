@@ -17,6 +17,9 @@ from .relevance import FindingRelevance
 from .sentence_check import check_line
 
 QUESTION_SECTION = "Search: the question"
+# A unit the reader picks on its own (no model judged it) must cover at least half of the question's (or its
+# search's) weight, not only the quarter that makes a quote "about" it (reader ABOUT).
+READER_PICK_COVERAGE = 0.5
 OTHER_SECTION = "Other sources"
 
 
@@ -52,9 +55,9 @@ def reader_findings(reader: RelevanceReader, about: FindingRelevance, sources: l
     step_of: dict[str, int] = {}
     for source in sources:
         step_of.setdefault(source["url"], source["step_id"])
-    picks = [(step_of.get(u.url, -1), u) for u, _ in reader.closest(k)]
+    picks = [(step_of.get(u.url, -1), u) for u, score in reader.closest(k) if score >= READER_PICK_COVERAGE]
     for step_id, (_, step_reader) in about.steps.items():
-        picks += [(step_id, u) for u, _ in step_reader.closest(k)]
+        picks += [(step_id, u) for u, score in step_reader.closest(k) if score >= READER_PICK_COVERAGE]
     out: list[Finding] = []
     seen: set[tuple[str, str]] = set()
     for step_id, unit in picks:

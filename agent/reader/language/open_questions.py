@@ -132,6 +132,7 @@ _FRAME_WORDS = frozenset(stem(w) for w in (
     *_OPEN_VERBS, "main", "key", "major", "difference", "differences", "similarity", "similarities", "pros", "cons",
     "advantages", "disadvantages", "benefits", "drawbacks", "history", "overview", "tell", "know", "give", "work",
     "works", "different", "like", "role", "impact", "significance", "ways", "way", "some", "kind", "kinds", "types",
+    "between", "among",
     # the kinds of fact an open question asks for ("the uses of X", "the risks of Y"): a quote about X or Y seldom
     # says "uses" or "risks"
     "risks", "causes", "effects", "consequences", "implications", "characteristics", "features", "arguments",

@@ -53,14 +53,17 @@ def unit_stems(sent: EvidenceSentence) -> set[str]:
 
 
 def question_words(question: str, units: Sequence[EvidenceSentence]) -> QuestionWords:
-    frame = framing_words(question)  # an open question's "list", "pros", "uses": no quote needs to cover them
+    named = [frozenset(stem(w) for w in content_words(s.text)) for s in name_spans(question[:1].lower() + question[1:])]
+    # an open question's "list", "pros", "uses": no quote needs to cover them (unless a name holds one: "the
+    # Difference Engine")
+    frame = framing_words(question) - set().union(*named)
     stems = [s for w in content_words(question) if w not in _QUESTION_WORDS and (s := stem(w)) not in frame]
     docs = [unit_stems(u) for u in units]
     n = len(docs)
     weights = {t: math.log(1.0 + (n + 1) / (1 + sum(t in d for d in docs))) for t in dict.fromkeys(stems)}
     groups = []
-    for span in name_spans(question[:1].lower() + question[1:]):
-        group = frozenset(stem(w) for w in content_words(span.text)) & set(weights)
+    for name in named:
+        group = name & set(weights)
         if group and group not in groups:
             groups.append(group)
     return QuestionWords(weights, tuple(groups))
