@@ -17,8 +17,9 @@ from .relevance import FindingRelevance
 from .sentence_check import check_line
 
 QUESTION_SECTION = "Search: the question"
-# A unit the reader picks on its own (no model judged it) must cover at least half of the question's (or its
-# search's) weight, not only the quarter that makes a quote "about" it (reader ABOUT).
+# A unit the reader picks on its own (no model judged it) must cover at least half of the question's weight, not
+# only the quarter that makes a quote "about" it (reader ABOUT); for a step's search (a thing the question compares,
+# a name) all of it: "Berkeley, California" is not about "University of California, Berkeley".
 READER_PICK_COVERAGE = 0.5
 OTHER_SECTION = "Other sources"
 
@@ -57,7 +58,7 @@ def reader_findings(reader: RelevanceReader, about: FindingRelevance, sources: l
         step_of.setdefault(source["url"], source["step_id"])
     picks = [(step_of.get(u.url, -1), u) for u, score in reader.closest(k) if score >= READER_PICK_COVERAGE]
     for step_id, (_, step_reader) in about.steps.items():
-        picks += [(step_id, u) for u, score in step_reader.closest(k) if score >= READER_PICK_COVERAGE]
+        picks += [(step_id, u) for u, score in step_reader.closest(k) if score >= 1.0 - 1e-9]
     out: list[Finding] = []
     seen: set[tuple[str, str]] = set()
     for step_id, unit in picks:
