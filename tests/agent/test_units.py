@@ -17,6 +17,8 @@ def test_a_case_name_is_not_cut_at_its_v():
     text = "The judge ruled on Kitzmiller v. Dover Area School District in 2005. It was a landmark case."
     first = read_units(text)[0].text
     assert first == "The judge ruled on Kitzmiller v. Dover Area School District in 2005."
+    opus = "Rusalka, Op. 114, is an opera by Antonín Dvořák. It premiered in Prague."
+    assert read_units(opus)[0].text == "Rusalka, Op. 114, is an opera by Antonín Dvořák."
 
 
 def test_a_table_row_is_one_unit_with_its_header_and_the_paragraph_after_it_stands_apart():

@@ -22,7 +22,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
 # "directed by F. Javier Gutiérrez", "Dr. Norman Borlaug", "Kitzmiller v. Dover" (split there, a name is lost in
 # two halves).
 _ABBREVIATION_END = re.compile(r"(?:^|[\s(\"'])(?:[A-Z]|Dr|Mr|Mrs|Ms|Mt|St|Jr|Sr|Prof|Gen|Col|Capt|Lt|Sgt|Rev|Gov|"
-                               r"Sen|Rep|Hon|Fr|No|no|Nr|nr|Vol|vs|v|ca|c|approx|incl|excl|e\.g|i\.e|cf|Fig|fig)\.$")
+                               r"Sen|Rep|Hon|Fr|No|no|Nr|nr|Vol|Op|op|vs|v|ca|c|approx|incl|excl|e\.g|i\.e|cf|Fig|fig)\.$")
 _ITEM = re.compile(r"^\s*(?:[-*•·]|\d{1,2}[.)])\s+\S")
 _MD_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$")
 # "Weekend workshop lead: Tomasz Wierzbicki": a key of one to four words, then its value.
