@@ -21,6 +21,7 @@ QUESTION_SECTION = "Search: the question"
 # only the quarter that makes a quote "about" it (reader ABOUT); for a step's search (a thing the question compares,
 # a name) all of it: "Berkeley, California" is not about "University of California, Berkeley".
 READER_PICK_COVERAGE = 0.5
+STEP_PICK_COVERAGE = 1.0 - 1e-9  # all of it, up to rounding
 OTHER_SECTION = "Other sources"
 
 
@@ -58,7 +59,7 @@ def reader_findings(reader: RelevanceReader, about: FindingRelevance, sources: l
         step_of.setdefault(source["url"], source["step_id"])
     picks = [(step_of.get(u.url, -1), u) for u, score in reader.closest(k) if score >= READER_PICK_COVERAGE]
     for step_id, (_, step_reader) in about.steps.items():
-        picks += [(step_id, u) for u, score in step_reader.closest(k) if score >= 1.0 - 1e-9]
+        picks += [(step_id, u) for u, score in step_reader.closest(k) if score >= STEP_PICK_COVERAGE]
     out: list[Finding] = []
     seen: set[tuple[str, str]] = set()
     for step_id, unit in picks:

@@ -144,11 +144,11 @@ class RelevanceReader:
 
     def closest(self, k: int = 3) -> list[tuple[EvidenceSentence, float]]:
         """The k units that cover the most of the question on their own, one per source: what came closest."""
-        # the best score first, and of equal ones the unit read first (a page's lead before its later sentences)
-        scored = sorted(((coverage(self.words, st).score, -i) for i, st in enumerate(self._stems)), reverse=True)
+        scores = [coverage(self.words, st).score for st in self._stems]
         out: list[tuple[EvidenceSentence, float]] = []
-        for score, neg in scored:
-            i = -neg
+        # the best score first, and of equal ones the unit read first (a page's lead before its later sentences)
+        for i in sorted(range(len(scores)), key=lambda i: (-scores[i], i)):
+            score = scores[i]
             if score <= 0 or any(u.url == self.units[i].url for u, _ in out):
                 continue
             out.append((self.units[i], score))
