@@ -13,9 +13,11 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
 from deepresearch.agent.trace.store import TraceStore
 
 from .fake_openai import FakeOpenAIServer, fake_openai_server
@@ -23,6 +25,20 @@ from .helpers import cli, fake_model_env, is_extractor_request
 from .terminal import Terminal
 
 QUESTION = "Who designed the Analytical Engine?"
+
+
+@pytest.fixture(autouse=True)
+def sigint_not_ignored() -> Iterator[None]:
+    """A suite started as a background job of a non-interactive shell (`cmd &`) has SIGINT ignored, and an ignored
+    signal stays ignored across exec: `ask` would never see the Ctrl-C these tests send. A handler (unlike SIG_IGN)
+    is reset to the default at exec, so the children start as a terminal's foreground job would."""
+    previous = signal.getsignal(signal.SIGINT)
+    if previous == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 
