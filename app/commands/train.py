@@ -60,13 +60,6 @@ class TrainJob:
     synthesized: dict[str, dict[str, int]] | None = None  # questions synthesized from documents: made / kept by kind
 
 
-def train_settings(settings: Settings) -> TrainSettings:
-    from deepresearch.train.config import TrainSettings
-
-    # Until app/settings.py composes TrainSettings as `train`, the defaults stand in.
-    return getattr(settings, "train", None) or TrainSettings()
-
-
 class RichPhases:
     """One progress bar per phase (rollout, score, update, eval), reset every round."""
 
@@ -145,7 +138,7 @@ def train(
 
     since_dt = parse_since(since)
     settings = get_settings()
-    cfg = apply_overrides(train_settings(settings), group_size=group_size, temperature=temperature,
+    cfg = apply_overrides(settings.train, group_size=group_size, temperature=temperature,
                            per_round=per_round, launcher=launcher, accelerate_config=accelerate_config,
                            num_processes=num_processes, train_roles=train_roles)
     if cfg.launch.launcher == "accelerate":

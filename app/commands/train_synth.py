@@ -104,11 +104,10 @@ def questions(
         raise fail(f"--corpus: no such file or folder: {corpus}")
     if total is not None and total < 4:
         raise fail(f"--total must be at least 4 (got {total})")
-    from deepresearch.app.commands.train import train_settings
     from deepresearch.train.synth.synthesize import synthesize
 
     settings = get_settings()
-    cfg = train_settings(settings).synth
+    cfg = settings.train.synth
     if total is not None:
         cfg = cfg.model_copy(update={"questions": total})
     docs = open_corpus(settings, corpus, index)
