@@ -31,7 +31,7 @@ def fail(message: str, code: int = 2) -> typer.Exit:
 
 
 def dataset_paths(name: str, questions: Path | None, corpus: Path | None) -> tuple[Path, Path]:
-    from deepresearch.evals.dataset import DatasetError, bundled_dataset
+    from deepresearch.evals.data.dataset import DatasetError, bundled_dataset
 
     if questions is not None or corpus is not None:
         raise fail("--dataset names both the questions and their corpus: drop --questions/--corpus")

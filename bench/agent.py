@@ -27,9 +27,9 @@ from deepresearch.agent.graph.run import ResearchRuntime, RunOptions, research  
 from deepresearch.agent.trace.store import TraceStore  # noqa: E402
 from deepresearch.app.runtime import build_model_from, quiet_libraries  # noqa: E402
 from deepresearch.app.settings import load_settings  # noqa: E402
-from deepresearch.evals.dataset import load_corpus, load_questions, select_questions  # noqa: E402
-from deepresearch.evals.environment import eval_environment  # noqa: E402
-from deepresearch.evals.metrics import exact_match, f1  # noqa: E402
+from deepresearch.evals.data.dataset import load_corpus, load_questions, select_questions  # noqa: E402
+from deepresearch.evals.run.environment import eval_environment  # noqa: E402
+from deepresearch.evals.scoring.metrics import exact_match, f1  # noqa: E402
 from rich.console import Console  # noqa: E402
 from rich.table import Table  # noqa: E402
 

@@ -163,8 +163,8 @@ async def record(limit: int, out: Path) -> None:
     from deepresearch.agent.model.policy import RunPolicy
     from deepresearch.agent.trace.store import TraceStore
     from deepresearch.app.settings import get_settings
-    from deepresearch.evals.dataset import bundled_dataset
-    from deepresearch.evals.runner import EvalRuntime, EvalSelection, execute_eval, plan_eval
+    from deepresearch.evals.data.dataset import bundled_dataset
+    from deepresearch.evals.run.runner import EvalRuntime, EvalSelection, execute_eval, plan_eval
 
     settings = get_settings()
     questions, corpus = bundled_dataset("demo")

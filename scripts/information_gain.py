@@ -90,8 +90,8 @@ async def run(args: argparse.Namespace) -> dict:
                 groups = await rollout_groups(questions, [runtime], spec, on_run_done=tick)
             groups_file.write_text(json.dumps([g.model_dump(mode="json") for g in groups]))
         groups = [RolloutGroup.model_validate(g) for g in json.loads(groups_file.read_text())]
-        from deepresearch.evals.dataset import load_corpus
-        from deepresearch.evals.environment import eval_environment
+        from deepresearch.evals.data.dataset import load_corpus
+        from deepresearch.evals.run.environment import eval_environment
         from deepresearch.train.rounds.information import InformationScorer
         from deepresearch.train.rounds.scoring import RoundScoring, score_groups, search_calls
 

@@ -59,7 +59,7 @@ def build_world(out: Path, n_train: int, n_dev: int, seed: int, types: list[str]
         known = {key: ", ".join(sorted({q.get(key) for q in rows_all})) for key in ("type", "source")}
         raise SystemExit(f"error: no pool train/dev questions of types {types} (train sources {train_sources}); "
                          f"the types are: {known['type']}; the sources: {known['source']}")
-    from deepresearch.evals.dataset import write_subset
+    from deepresearch.evals.data.dataset import write_subset
 
     qfile, corpus = write_subset(train + dev, POOL / "corpus.jsonl", out)
     return qfile, (POOL / "corpus.jsonl" if whole_pool else corpus)
@@ -69,7 +69,7 @@ async def dev_rewards(questions, runtime, policy, *, label: str, doc_id_for, cfg
     """Each dev question answered once, decoded by `policy` (its seed is the eval seed; each question's run
     seed derives from it); the trainer's reward of each run, through the shared run-and-score path."""
     from deepresearch.agent.graph.run import RunOptions
-    from deepresearch.evals.scored_run import run_scored
+    from deepresearch.evals.run.scored_run import run_scored
     from deepresearch.train.rounds.rewards import score_run
     from deepresearch.train.rounds.rollout import run_seed
 
@@ -94,7 +94,7 @@ def gold_evidence(store, run_id: str, gold_doc_ids: list[str], doc_id_for) -> bo
     """Whether any finding of a rollout run came from one of the question's gold documents: the search the
     planner and executors ran found the evidence the writer needs (read as run_scored and the evidence
     reward read it, a finding's URL standing for its document when the finding names none)."""
-    from deepresearch.evals.scored_run import facts_from_trace
+    from deepresearch.evals.run.scored_run import facts_from_trace
 
     return facts_from_trace(store, run_id, doc_id_for).found_any(gold_doc_ids)
 

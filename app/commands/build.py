@@ -63,8 +63,8 @@ def demo(
                                          "corpus.jsonl; default: the package's deepresearch/demo/)"),
 ) -> None:
     """Grow the bundled demo QA set with pool questions of every type and their gold paragraphs."""
-    from deepresearch.evals.dataset import bundled_dataset
-    from deepresearch.evals.demo_dataset import DemoTooLarge, grow_demo
+    from deepresearch.evals.data.dataset import bundled_dataset
+    from deepresearch.evals.data.demo_dataset import DemoTooLarge, grow_demo
 
     folder = pool_or_fail(pool)
     target = demo_dir if demo_dir is not None else bundled_dataset("demo")[0].parent

@@ -15,9 +15,9 @@ if TYPE_CHECKING:
     from deepresearch.agent.model.base import ChatModel
     from deepresearch.agent.model.policy import AdapterChoice
     from deepresearch.app.settings import Settings
-    from deepresearch.evals.aggregate import EvalSummary
     from deepresearch.evals.config import EvalSettings
-    from deepresearch.evals.runner import EvalPlan
+    from deepresearch.evals.run.runner import EvalPlan
+    from deepresearch.evals.scoring.aggregate import EvalSummary
 
 eval_app = typer.Typer(
     help="Benchmark systems (closed-book, retrieve, agent-loop, graph) on a QA set with its corpus.",
@@ -91,7 +91,7 @@ async def _load_adapter(model: ChatModel, name: str, path: Path | None, adapters
 
 
 def _print_summary(summary: EvalSummary) -> None:
-    from deepresearch.evals.report import DIGITS, METRIC_LABELS, format_ci
+    from deepresearch.evals.reports.report import DIGITS, METRIC_LABELS, format_ci
     from rich.table import Table
 
     table = Table("metric", *summary.systems, title=f"{summary.eval_id} (mean [95 % CI])")
@@ -134,8 +134,8 @@ def run(
     """Run an eval: `deepresearch eval --questions Q --corpus C --system graph --out DIR`."""
     if ctx.invoked_subcommand is not None:
         return
-    from deepresearch.evals.dataset import DatasetError
-    from deepresearch.evals.runner import EvalError, plan_eval
+    from deepresearch.evals.data.dataset import DatasetError
+    from deepresearch.evals.run.runner import EvalError, plan_eval
 
     if dataset is not None:
         questions, corpus = dataset_paths(dataset, questions, corpus)
@@ -158,7 +158,7 @@ def run(
     evals = _eval_settings(seed, concurrency)
     temp = settings.model.temperature if temperature is None else temperature
     from deepresearch.agent.model.policy import RunPolicy
-    from deepresearch.evals.runner import EvalSelection
+    from deepresearch.evals.run.runner import EvalSelection
 
     adapter_name, adapter_dir, answering = answering_adapter(adapter, settings)
     policy = RunPolicy(adapter=answering, temperature=temp, max_tokens=settings.model.max_tokens)
@@ -173,7 +173,7 @@ def run(
     )
     summary = asyncio.run(_execute(plan, settings, evals, adapter_name, adapter_dir, retry_errors, progress))
     _print_summary(summary)
-    from deepresearch.evals.report import write_report
+    from deepresearch.evals.reports.report import write_report
 
     paths = write_report(out_dir, evals, plots=plots)
     out.print(f"report: {paths.markdown}")
@@ -183,8 +183,8 @@ def run(
 
 def _corpus_of(docs: Path | None, index: str | None, out_dir: Path) -> Path:
     """--docs / --index as a corpus.jsonl in the eval's directory (docs/evals.md, "Your own documents")."""
-    from deepresearch.evals.dataset import DatasetError
-    from deepresearch.evals.docs_corpus import CORPUS_FILE, corpus_from_folder, corpus_from_index
+    from deepresearch.evals.data.dataset import DatasetError
+    from deepresearch.evals.data.docs_corpus import CORPUS_FILE, corpus_from_folder, corpus_from_index
 
     settings = get_settings()
     try:
@@ -215,7 +215,7 @@ async def _execute(
     from deepresearch.agent.model.base import ModelError
     from deepresearch.agent.model.factory import build_model
     from deepresearch.agent.trace.store import TraceStore
-    from deepresearch.evals.runner import EvalError, EvalRuntime, execute_eval
+    from deepresearch.evals.run.runner import EvalError, EvalRuntime, execute_eval
 
     try:
         model = build_model(settings.model, cache_dir=settings.cache_dir, adapters_dir=settings.paths.adapters)
@@ -247,7 +247,7 @@ def compare(
         "(e.g. closed-book:graph; A and B may be the same directory)"),
 ) -> None:
     """B − A per metric with paired bootstrap intervals, and the questions whose answer flipped."""
-    from deepresearch.evals.compare import compare_dirs, render_comparison
+    from deepresearch.evals.reports.compare import compare_dirs, render_comparison
 
     for path in (a, b):
         if not path.is_dir():
@@ -281,8 +281,8 @@ def unanswerable(
     seed: int = typer.Option(0, "--seed", help="question order"),
 ) -> None:
     """Make unanswerable questions: each one's answer taken out of the corpus, gold answer "not found"."""
-    from deepresearch.evals.dataset import DatasetError
-    from deepresearch.evals.unanswerable import make_unanswerable
+    from deepresearch.evals.data.dataset import DatasetError
+    from deepresearch.evals.data.unanswerable import make_unanswerable
 
     if limit < 1:
         raise fail(f"--limit must be at least 1 (got {limit})")
@@ -302,8 +302,8 @@ def report(
                                  "metrics first (for an eval written before a metric existed)"),
 ) -> None:
     """Rebuild summary.json, report.md and the plots of an eval directory (finished or not)."""
-    from deepresearch.evals.report import write_report
-    from deepresearch.evals.results_file import ResultsFile
+    from deepresearch.evals.reports.report import write_report
+    from deepresearch.evals.run.results_file import ResultsFile
 
     if not directory.is_dir():
         raise fail(f"{directory}: not an eval directory")

@@ -12,7 +12,7 @@ POOL_FILES = ("questions.jsonl", "corpus.jsonl")
 
 def pool_or_fail(pool: Path | None) -> Path:
     """--pool, else the pool beside the repository; one line and exit 2 when its files are not there."""
-    from deepresearch.evals.dataset import pool_dir
+    from deepresearch.evals.data.dataset import pool_dir
 
     folder = pool if pool is not None else pool_dir()
     missing = [name for name in POOL_FILES if not (folder / name).is_file()]
@@ -25,7 +25,7 @@ def pool_or_fail(pool: Path | None) -> Path:
 def pool_or_demo(questions: Path | None, corpus: Path | None) -> tuple[Path, Path]:
     """--questions / --corpus, each by default the pool's, else the bundled demo set's (a fresh clone has no
     pool beside it)."""
-    from deepresearch.evals.dataset import bundled_dataset, pool_dir
+    from deepresearch.evals.data.dataset import bundled_dataset, pool_dir
 
     pool = pool_dir()
     default = ((pool / "questions.jsonl", pool / "corpus.jsonl") if (pool / "questions.jsonl").is_file()

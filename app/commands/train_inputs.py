@@ -109,7 +109,7 @@ def resolve_dev_set(
     p = cfg.publish
     if dev is None:  # nothing names one (--from-runs): the bundled demo set, with its own corpus
         from deepresearch.app.runtime import demo_file
-        from deepresearch.evals.dataset import load_questions
+        from deepresearch.evals.data.dataset import load_questions
 
         dev, corpus = demo_file("questions.jsonl"), demo_file("corpus.jsonl")
         in_split = sum(q.split == split for q in load_questions(dev)) if split else len(load_questions(dev))
@@ -124,7 +124,7 @@ def resolve_dev_set(
 
 
 def load_questions(path: Path, split: str | None) -> list[TrainQuestion]:
-    from deepresearch.evals.dataset import DatasetError
+    from deepresearch.evals.data.dataset import DatasetError
     from deepresearch.train.rounds.questions import questions_from_file
 
     try:

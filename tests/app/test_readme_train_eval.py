@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from deepresearch.agent.model.embedded.loaders.packaged_model import embedded_model_dir
-from deepresearch.evals.dataset import bundled_dataset
+from deepresearch.evals.data.dataset import bundled_dataset
 
 from ..model.conftest import model_cache_dir
 from ..train.tiny_model import save_tiny_chat_model

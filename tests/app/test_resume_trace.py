@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from deepresearch.agent.trace.store import TraceStore
-from deepresearch.evals.scored_run import facts_from_trace
+from deepresearch.evals.run.scored_run import facts_from_trace
 from deepresearch.train.update.samples import samples_from_events
 
 from .fake_openai import fake_openai_server

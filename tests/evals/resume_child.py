@@ -10,7 +10,7 @@ from pathlib import Path
 from deepresearch.agent.config import AgentSettings
 from deepresearch.agent.trace.store import TraceStore
 from deepresearch.evals.config import EvalSettings
-from deepresearch.evals.runner import EvalRuntime, EvalSelection, run_eval
+from deepresearch.evals.run.runner import EvalRuntime, EvalSelection, run_eval
 
 from tests.evals.scripted_model import ScriptedModel
 

@@ -108,7 +108,7 @@ def test_dataset_option_bad_input(cli, tmp_path: Path, qfile: Path) -> None:
 
 
 def test_the_bundled_demo_dataset_is_complete() -> None:
-    from deepresearch.evals.dataset import bundled_dataset, check_gold_ids, load_corpus, load_questions
+    from deepresearch.evals.data.dataset import bundled_dataset, check_gold_ids, load_corpus, load_questions
 
     questions_path, corpus_path = bundled_dataset("demo")
     questions, corpus = load_questions(questions_path), load_corpus(corpus_path)

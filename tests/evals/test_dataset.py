@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from deepresearch.evals.dataset import (
+from deepresearch.evals.data.dataset import (
     DatasetError,
     check_gold_ids,
     load_corpus,

@@ -1,4 +1,4 @@
-"""`deepresearch build demo` (evals/demo_dataset.py): the bundled demo QA set is rebuilt byte for byte from the
+"""`deepresearch build demo` (evals/data/demo_dataset.py): the bundled demo QA set is rebuilt byte for byte from the
 pool beside the repository; a missing pool or an oversized demo is one line, exit 2, and nothing written."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from deepresearch.evals.dataset import bundled_dataset, pool_dir
+from deepresearch.evals.data.dataset import bundled_dataset, pool_dir
 
 from ..app.helpers import in_process_cli, one_line_failure
 
@@ -53,7 +53,7 @@ def test_a_demo_past_one_megabyte_is_refused_and_nothing_written(cli, original_d
 
 
 def test_a_missing_pool_or_demo_is_one_line(cli, tmp_path, original_demo, monkeypatch):
-    from deepresearch.evals import dataset
+    from deepresearch.evals.data import dataset
 
     monkeypatch.setattr(dataset, "pool_dir", lambda: tmp_path / "no-pool")
     one_line_failure(cli("build", "demo", "--demo", original_demo),

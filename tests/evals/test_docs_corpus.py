@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
-from deepresearch.evals.dataset import DatasetError, EvalQuestion
-from deepresearch.evals.docs_corpus import corpus_from_folder, resolve_gold_ids
+from deepresearch.evals.data.dataset import DatasetError, EvalQuestion
+from deepresearch.evals.data.docs_corpus import corpus_from_folder, resolve_gold_ids
 
 from tests.evals.test_cli import _one_line_error, cli  # noqa: F401 - the CLI fixture
 

@@ -16,11 +16,11 @@ from deepresearch.agent.model.types import Completion
 from deepresearch.agent.trace.records import LLMCall
 from deepresearch.agent.trace.store import TraceStore
 from deepresearch.evals.config import EvalSettings
-from deepresearch.evals.dataset import EvalQuestion
-from deepresearch.evals.graph_system import evidence_from_trace, run_graph
-from deepresearch.evals.results import SystemOutput, make_result
-from deepresearch.evals.systems import SystemContext
-from deepresearch.evals.tooling import EvalTools
+from deepresearch.evals.data.dataset import EvalQuestion
+from deepresearch.evals.run.graph_system import evidence_from_trace, run_graph
+from deepresearch.evals.run.results import SystemOutput, make_result
+from deepresearch.evals.run.systems import SystemContext
+from deepresearch.evals.run.tooling import EvalTools
 from deepresearch.tools.base import ToolOutcome
 
 from tests.evals.scripted_model import ScriptedModel
@@ -30,7 +30,7 @@ QUESTION = EvalQuestion(id="q1", question="Where is the Eiffel Tower?", answer="
 
 
 def _tools() -> EvalTools:
-    from deepresearch.evals.environment import local_web_doc_id
+    from deepresearch.evals.run.environment import local_web_doc_id
 
     return EvalTools(search_tool=None, open_tool=None, doc_id_for=lambda u: local_web_doc_id(u, WEB),  # type: ignore[arg-type]
                      doc_text=lambda d: None, toolbox=object())

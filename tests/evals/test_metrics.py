@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from deepresearch.evals.metrics import (
+from deepresearch.evals.scoring.metrics import (
     answer_in_text,
     bootstrap_ci,
     citation_precision_recall,

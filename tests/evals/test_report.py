@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from deepresearch.agent.config import AgentSettings
 from deepresearch.agent.trace.store import TraceStore
-from deepresearch.evals.compare import compare_dirs, render_comparison
 from deepresearch.evals.config import EvalSettings
-from deepresearch.evals.report import write_report
-from deepresearch.evals.runner import EvalRuntime, EvalSelection, run_eval
+from deepresearch.evals.reports.compare import compare_dirs, render_comparison
+from deepresearch.evals.reports.report import write_report
+from deepresearch.evals.run.runner import EvalRuntime, EvalSelection, run_eval
 
 from tests.evals.scripted_model import ScriptedModel
 from tests.evals.test_runner import QUESTIONS, answers, write_questions
@@ -81,8 +81,8 @@ async def test_compare_paired_diff_and_flips(two_evals: tuple[Path, Path]) -> No
 
 
 def test_one_source_makes_no_slice_table() -> None:
-    from deepresearch.evals.compare import compare_results
-    from deepresearch.evals.results import QuestionResult
+    from deepresearch.evals.reports.compare import compare_results
+    from deepresearch.evals.run.results import QuestionResult
 
     def row(qid: str, em: float) -> QuestionResult:
         return QuestionResult.model_validate({
@@ -132,9 +132,9 @@ async def test_compare_two_systems_of_one_eval(two_evals: tuple[Path, Path]) -> 
 
 
 def test_conversion_offered_and_claim_support_scores() -> None:
-    from deepresearch.evals.aggregate import METRICS
-    from deepresearch.evals.dataset import EvalQuestion
-    from deepresearch.evals.results import EvalCitation, SystemOutput, make_result
+    from deepresearch.evals.data.dataset import EvalQuestion
+    from deepresearch.evals.run.results import EvalCitation, SystemOutput, make_result
+    from deepresearch.evals.scoring.aggregate import METRICS
 
     question = EvalQuestion(id="q", question="In what year did she die?", answer="1689")
     cites = [EvalCitation(n=1, source="s", quote="She died on 16 April 1689.", claim="1689", verified=True),

@@ -10,15 +10,15 @@ from pathlib import Path
 import pytest
 from deepresearch.agent.model.types import ChatRequest, Completion
 from deepresearch.agent.trace.store import TraceStore
-from deepresearch.evals.aggregate import summarize
 from deepresearch.evals.config import EvalSettings
-from deepresearch.evals.dataset import EvalQuestion
-from deepresearch.evals.graph_system import run_graph
-from deepresearch.evals.report import render_markdown
-from deepresearch.evals.report_judge import JUDGE_SYSTEM
-from deepresearch.evals.results import make_result
-from deepresearch.evals.systems import SystemContext
-from deepresearch.evals.tooling import EvalTools
+from deepresearch.evals.data.dataset import EvalQuestion
+from deepresearch.evals.reports.report import render_markdown
+from deepresearch.evals.run.graph_system import run_graph
+from deepresearch.evals.run.results import make_result
+from deepresearch.evals.run.systems import SystemContext
+from deepresearch.evals.run.tooling import EvalTools
+from deepresearch.evals.scoring.aggregate import summarize
+from deepresearch.evals.scoring.report_judge import JUDGE_SYSTEM
 
 from tests.agent.conftest import DOCS as ADA_DOCS
 from tests.agent.conftest import default_script

@@ -10,10 +10,10 @@ from deepresearch.agent.config import AgentSettings
 from deepresearch.agent.model.policy import AdapterChoice, RunPolicy
 from deepresearch.agent.trace.store import TraceStore
 from deepresearch.evals.config import EvalSettings
-from deepresearch.evals.dataset import load_questions
-from deepresearch.evals.results_file import ResultsFile
-from deepresearch.evals.runner import EvalError, EvalRuntime, EvalSelection, plan_eval, run_eval, run_questions
-from deepresearch.evals.systems import SystemContext
+from deepresearch.evals.data.dataset import load_questions
+from deepresearch.evals.run.results_file import ResultsFile
+from deepresearch.evals.run.runner import EvalError, EvalRuntime, EvalSelection, plan_eval, run_eval, run_questions
+from deepresearch.evals.run.systems import SystemContext
 
 from tests.evals.scripted_model import ScriptedModel
 

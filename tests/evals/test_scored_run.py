@@ -1,4 +1,4 @@
-"""The one run-and-score path (evals/scored_run.py) and the learning demo's dev rewards through it.
+"""The one run-and-score path (evals/run/scored_run.py) and the learning demo's dev rewards through it.
 
 `research` is replaced by a stand-in that writes a real trace (findings, a malformed reply, the finished
 run) to a real store, as the graph does; the graph itself is tested with the real model elsewhere.
@@ -17,8 +17,8 @@ from deepresearch.agent.graph import run as graph_run
 from deepresearch.agent.graph.run import ResearchRuntime, RunOptions
 from deepresearch.agent.model.policy import RunPolicy
 from deepresearch.agent.trace.store import TraceStore
-from deepresearch.evals.dataset import EvalQuestion
-from deepresearch.evals.scored_run import answer_scores, facts_from_trace, run_scored
+from deepresearch.evals.data.dataset import EvalQuestion
+from deepresearch.evals.run.scored_run import answer_scores, facts_from_trace, run_scored
 from deepresearch.train.config import TrainSettings
 from deepresearch.train.rounds.questions import TrainQuestion
 from deepresearch.train.rounds.rewards import score_run

@@ -11,11 +11,11 @@ from deepresearch.agent.config import AgentSettings, BudgetSettings
 from deepresearch.agent.model.types import ChatRequest
 from deepresearch.agent.trace.store import TraceStore
 from deepresearch.evals.config import EvalSettings
-from deepresearch.evals.dataset import load_questions
-from deepresearch.evals.environment import eval_tool_settings, local_web_doc_id
-from deepresearch.evals.results import make_result
-from deepresearch.evals.systems import SystemContext, run_agent_loop, run_retrieve
-from deepresearch.evals.tooling import EvalTools
+from deepresearch.evals.data.dataset import load_questions
+from deepresearch.evals.run.environment import eval_tool_settings, local_web_doc_id
+from deepresearch.evals.run.results import make_result
+from deepresearch.evals.run.systems import SystemContext, run_agent_loop, run_retrieve
+from deepresearch.evals.run.tooling import EvalTools
 from deepresearch.tools.browser.tool import BrowserTool
 from deepresearch.tools.config import ToolSettings
 from deepresearch.tools.index.documents import SourceDoc
@@ -164,8 +164,8 @@ def test_local_web_doc_id() -> None:
 
 async def test_eval_environment_indexes_serves_and_stops(tmp_path: Path) -> None:
     import httpx
-    from deepresearch.evals.dataset import load_corpus
-    from deepresearch.evals.environment import eval_environment, index_name_for
+    from deepresearch.evals.data.dataset import load_corpus
+    from deepresearch.evals.run.environment import eval_environment, index_name_for
 
     corpus = tmp_path / "corpus.jsonl"
     corpus.write_text("".join(json.dumps({"id": i, "title": t, "text": x}) + "\n" for i, t, x in DOCS))
@@ -194,8 +194,8 @@ async def test_eval_environment_takes_another_port_when_its_own_is_taken_before_
     """Two evals started together both find the site's port free; the one that loses the bind goes on."""
     import socket
 
-    from deepresearch.evals.dataset import load_corpus
-    from deepresearch.evals.environment import eval_environment
+    from deepresearch.evals.data.dataset import load_corpus
+    from deepresearch.evals.run.environment import eval_environment
     from deepresearch.tools.localweb import server
 
     corpus = tmp_path / "corpus.jsonl"
@@ -219,8 +219,8 @@ async def test_eval_environment_serves_on_a_pinned_port_or_fails(tmp_path: Path)
     """A pinned port (bench/agent.py --port) is the port of every URL the agent reads; taken, it is an error."""
     import socket
 
-    from deepresearch.evals.dataset import load_corpus
-    from deepresearch.evals.environment import eval_environment
+    from deepresearch.evals.data.dataset import load_corpus
+    from deepresearch.evals.run.environment import eval_environment
 
     corpus = tmp_path / "corpus.jsonl"
     corpus.write_text("".join(json.dumps({"id": i, "title": t, "text": x}) + "\n" for i, t, x in DOCS))

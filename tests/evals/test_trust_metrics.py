@@ -3,12 +3,12 @@ answers shown as verified, and the coverage-precision curve (answers sorted by t
 
 from __future__ import annotations
 
-from deepresearch.evals.aggregate import summarize
-from deepresearch.evals.calibration import coverage_precision
-from deepresearch.evals.dataset import EvalQuestion
-from deepresearch.evals.metrics import is_abstention
-from deepresearch.evals.report import render_markdown
-from deepresearch.evals.results import EvalCitation, SystemOutput, make_result
+from deepresearch.evals.data.dataset import EvalQuestion
+from deepresearch.evals.reports.report import render_markdown
+from deepresearch.evals.run.results import EvalCitation, SystemOutput, make_result
+from deepresearch.evals.scoring.aggregate import summarize
+from deepresearch.evals.scoring.calibration import coverage_precision
+from deepresearch.evals.scoring.metrics import is_abstention
 
 
 def _result(qid: str, gold: str, answer: str, *, confidence: float | None = None, verified: bool = True):
@@ -63,7 +63,7 @@ def test_no_confidence_no_curve_and_the_report_shows_the_rows():
 
 
 def test_the_coverage_plot_is_written_only_with_a_confidence(tmp_path):
-    from deepresearch.evals.plots import write_plots
+    from deepresearch.evals.reports.plots import write_plots
 
     with_conf = summarize([_result("a", "Paris", "Paris", confidence=0.4), _result("b", "R", "M", confidence=0.1)],
                           eval_id="e")
@@ -75,8 +75,8 @@ def test_the_coverage_plot_is_written_only_with_a_confidence(tmp_path):
 
 
 def test_rescoring_an_old_result_fills_the_new_rows_and_keeps_its_citation_scores(tmp_path):
-    from deepresearch.evals.results import rescored
-    from deepresearch.evals.results_file import ResultsFile
+    from deepresearch.evals.run.results import rescored
+    from deepresearch.evals.run.results_file import ResultsFile
 
     old = _result("b", "Rome", "Milan", confidence=0.2)
     old = old.model_copy(update={"scores": old.scores.model_copy(update={

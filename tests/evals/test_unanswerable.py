@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from deepresearch.evals.dataset import load_corpus, load_questions
-from deepresearch.evals.unanswerable import make_unanswerable
+from deepresearch.evals.data.dataset import load_corpus, load_questions
+from deepresearch.evals.data.unanswerable import make_unanswerable
 
 
 def _write(path: Path, rows: list[dict]) -> Path:

@@ -10,7 +10,7 @@ from pathlib import Path
 from deepresearch.agent.graph.events import BridgeChosen, ScoredCandidate, log_event
 from deepresearch.agent.reader import BRIDGE_TEMPLATE, bridge_options, normalise
 from deepresearch.agent.trace.store import TraceStore
-from deepresearch.evals.dataset import bundled_dataset
+from deepresearch.evals.data.dataset import bundled_dataset
 from deepresearch.tools.config import ToolSettings
 from deepresearch.train.choice.bridge_examples import HopOutcomes, bridge_example, logged_bridge_examples
 from deepresearch.train.choice.simulated_evidence import SimulatedSearch
@@ -67,8 +67,8 @@ def hop(read: list[str], names: tuple[str, ...] = ("Dorset Garden", "Aphra Behn"
 
 
 async def test_logged_hops_become_sets_once_each_with_names_searched_by_the_rollouts_tools(tmp_path):
-    from deepresearch.evals.dataset import load_corpus
-    from deepresearch.evals.environment import eval_environment
+    from deepresearch.evals.data.dataset import load_corpus
+    from deepresearch.evals.run.environment import eval_environment
 
     store = TraceStore(tmp_path / "traces.db")
     runs = {k: store.start_run(QUESTION, {}) for k in ("a", "b", "read-behn", "old", "one-name", "no-gold")}

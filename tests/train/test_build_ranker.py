@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
-from deepresearch.evals.dataset import bundled_dataset
+from deepresearch.evals.data.dataset import bundled_dataset
 from deepresearch.train.choice.ranker import FEATURES
 
 from ..app.helpers import in_process_cli, one_line_failure
@@ -39,7 +39,7 @@ def test_a_missing_pool_is_one_line(cli, tmp_path, monkeypatch):
                      f"no QA pool at {tmp_path / 'nope'} (questions.jsonl and corpus.jsonl missing): pass --pool "
                      "DIR, a folder with questions.jsonl and corpus.jsonl")
     # by default the pool beside the repository, as scripts/fit_answer_ranker.py looked for it
-    from deepresearch.evals import dataset
+    from deepresearch.evals.data import dataset
 
     monkeypatch.setattr(dataset, "pool_dir", lambda: tmp_path / "shared" / "data" / "pool")
     one_line_failure(cli("build", "ranker"), f"no QA pool at {tmp_path / 'shared' / 'data' / 'pool'} "

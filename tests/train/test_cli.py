@@ -174,7 +174,7 @@ def test_from_runs_with_nothing_logged(cli, data_dir):
 def test_from_runs_gates_on_the_bundled_demo_dev_set_when_none_is_given(cli, data_dir):
     from deepresearch.app.commands.train_inputs import demo_dev_note
     from deepresearch.app.runtime import demo_file
-    from deepresearch.evals.dataset import load_questions
+    from deepresearch.evals.data.dataset import load_questions
 
     dev_questions = sum(q.split == "dev" for q in load_questions(demo_file("questions.jsonl")))
     result = cli("train", "--from-runs", "--rounds", "1")  # the README's compose command, on an empty trace store

@@ -14,7 +14,7 @@ import socket
 from pathlib import Path
 
 import pytest
-from deepresearch.evals.dataset import write_subset
+from deepresearch.evals.data.dataset import write_subset
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")

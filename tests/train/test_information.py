@@ -103,7 +103,7 @@ async def test_run_without_findings_gains_nothing_and_no_gold_has_no_term(store)
 
 
 def test_information_weight_enters_the_total():
-    from deepresearch.evals.scored_run import RunFacts
+    from deepresearch.evals.run.scored_run import RunFacts
 
     facts = RunFacts(run_id="r", status="finished", answer="Paris")
     cfg = OUTCOME_ONLY.model_copy(update={"information": 2.0})

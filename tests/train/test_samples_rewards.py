@@ -8,7 +8,7 @@ import pytest
 from deepresearch.agent.model.types import Completion
 from deepresearch.agent.trace.records import LLMCall
 from deepresearch.agent.trace.store import TraceStore
-from deepresearch.evals.scored_run import RunFacts, facts_from_trace
+from deepresearch.evals.run.scored_run import RunFacts, facts_from_trace
 from deepresearch.tools.base import ToolOutcome
 from deepresearch.train.config import RewardSettings
 from deepresearch.train.rounds.questions import TrainQuestion, questions_from_file, questions_from_runs

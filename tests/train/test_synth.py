@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from deepresearch.agent.reader import normalise
-from deepresearch.evals.metrics import answer_in_text
+from deepresearch.evals.scoring.metrics import answer_in_text
 from deepresearch.train.config import RewardSettings, SynthSettings
 from deepresearch.train.synth.candidates import facts_of
 from deepresearch.train.synth.corpus import SynthCorpus, SynthDoc
@@ -104,7 +104,7 @@ def test_the_held_out_source_is_not_served_and_a_dev_split_is_taken_from_every_k
     rows = [json.loads(line) for line in paths.questions.read_text().splitlines()]
     assert {r["split"] for r in rows} == {"train", "dev"}
     assert len({r["id"] for r in rows}) == len(rows)
-    from deepresearch.evals.dataset import load_questions
+    from deepresearch.evals.data.dataset import load_questions
 
     assert len(load_questions(paths.questions)) == len(rows)  # the evals runner (the gate) reads it
     train_ids = {q.id for q in made.train_questions()}
@@ -145,7 +145,7 @@ def test_each_filter_drops_and_counts(corpus):
 
 
 def test_an_honest_not_found_is_right_on_an_unanswerable_question_and_a_guess_is_wrong(made):
-    from deepresearch.evals.scored_run import RunFacts
+    from deepresearch.evals.run.scored_run import RunFacts
     from deepresearch.train.rounds.rewards import score_run
 
     cfg = RewardSettings()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from deepresearch.evals.dataset import bundled_dataset
+from deepresearch.evals.data.dataset import bundled_dataset
 from deepresearch.train.choice.trainer import ChoiceQuestions, answer_sets
 
 from ..app.helpers import clean_env, cli, one_error_line

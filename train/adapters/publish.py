@@ -1,7 +1,7 @@
 """Publishing: a candidate adapter is evaluated on the dev set and served only if it does not regress.
 
 The gate runs the evals runner (the same code as `deepresearch eval`; its graph system runs each question
-through evals/scored_run.py, the run-and-score path rollouts and the learning demo use too) on the dev
+through evals/run/scored_run.py, the run-and-score path rollouts and the learning demo use too) on the dev
 questions with the candidate and with what is served now (base model or current adapter), on the same
 questions and seeds, and compares one metric's mean. The eval directories are keyed by adapter and seed, and the
 runner resumes from them, so the baseline is evaluated once, not once per round.
@@ -22,7 +22,7 @@ from .registry import AdapterRegistry
 if TYPE_CHECKING:
     from deepresearch.agent.model.base import ChatModel
     from deepresearch.agent.model.policy import AdapterChoice
-    from deepresearch.evals.runner import EvalRuntime
+    from deepresearch.evals.run.runner import EvalRuntime
 
 GATE_SYSTEM = "graph"
 
@@ -78,7 +78,7 @@ async def evaluate_adapter(
     """The dev metric of one adapter per seed, through the evals runner."""
     from deepresearch.agent.model.policy import RunPolicy
     from deepresearch.evals.config import EvalSettings
-    from deepresearch.evals.runner import EvalSelection, run_eval
+    from deepresearch.evals.run.runner import EvalSelection, run_eval
 
     policy = RunPolicy(adapter=adapter, temperature=gate.temperature, max_tokens=gate.max_tokens)
     selection = EvalSelection(questions=dev.questions, corpus=dev.corpus, split=dev.split, limit=dev.limit)

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Literal
 import torch
 from deepresearch.agent.graph.events import AnswerScored, ScoredCandidate, read_events
 from deepresearch.agent.reader import ANSWER_ROLE, EMPTY_LIKELIHOOD, LIKELIHOOD_WEIGHT, TEMPLATE, Candidate
-from deepresearch.evals.metrics import f1, normalize_answer
+from deepresearch.evals.scoring.metrics import f1, normalize_answer
 
 if TYPE_CHECKING:
     from deepresearch.agent.trace.store import TraceStore

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import torch
 from deepresearch.agent.reader import FEATURE_WEIGHTS, answer_options
-from deepresearch.evals.metrics import normalize_answer
+from deepresearch.evals.scoring.metrics import normalize_answer
 
 from .simulated_evidence import SimulatedSearch, free_form_train_questions
 

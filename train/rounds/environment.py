@@ -41,15 +41,15 @@ async def rollout_environment(
     if (corpus is None) == (index is None):
         raise ValueError("give exactly one of a corpus file or an index name")
     if corpus is not None:
-        from deepresearch.evals.dataset import load_corpus
-        from deepresearch.evals.environment import eval_environment
+        from deepresearch.evals.data.dataset import load_corpus
+        from deepresearch.evals.run.environment import eval_environment
 
         async with eval_environment(corpus, load_corpus(corpus), tools) as env:
             assert env is not None
             yield RolloutEnvironment(toolbox=env.toolbox, doc_id_for=env.doc_id_for)
         return
 
-    from deepresearch.evals.environment import eval_tool_settings, local_web_doc_id, without_memory
+    from deepresearch.evals.run.environment import eval_tool_settings, local_web_doc_id, without_memory
     from deepresearch.tools.index.registry import IndexRegistry
     from deepresearch.tools.localweb.server import LocalWebServer, site_port
     from deepresearch.tools.toolbox import build_toolbox

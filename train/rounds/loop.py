@@ -320,7 +320,7 @@ class TrainLoop:
         return [ResearchRuntime(model=m, toolbox=ctx.toolbox, store=ctx.store, settings=ctx.agent) for m in ctx.models]
 
     def _gate_run(self) -> GateRun:
-        from deepresearch.evals.runner import EvalRuntime
+        from deepresearch.evals.run.runner import EvalRuntime
 
         ctx = self.ctx
         runtime = EvalRuntime(model=ctx.models[0], store=ctx.store, agent=ctx.agent, tools=ctx.tools)

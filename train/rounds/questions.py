@@ -82,7 +82,7 @@ class TrainQuestion(BaseModel):
 def questions_from_file(path: Path, split: str | None = None) -> list[TrainQuestion]:
     """QA jsonl (id, question, answer, answer_aliases, gold_doc_ids, split …); raises the evals
     loader's DatasetError (`file:line: what is wrong`) on bad input."""
-    from deepresearch.evals.dataset import load_questions
+    from deepresearch.evals.data.dataset import load_questions
 
     items = load_questions(path)
     if split is not None:

@@ -74,7 +74,7 @@ class ReplayToolboxes:
         return self.toolbox(source)
 
     def toolbox(self, source: SearchSource) -> Toolbox:
-        from deepresearch.evals.environment import without_memory
+        from deepresearch.evals.run.environment import without_memory
         from deepresearch.tools.toolbox import build_toolbox
 
         key = source.model_dump_json()

@@ -18,15 +18,15 @@
 
 A term with no basis (no gold answer, no feedback, judge off) is absent, not zero. The run's reward is
 Σ weight · term over the present terms (RewardSettings weights). What a run did (`RunFacts`) is read by
-evals/scored_run.py, the run-and-score path every caller shares.
+evals/run/scored_run.py, the run-and-score path every caller shares.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from deepresearch.evals.metrics import citation_precision_recall, exact_match, f1, normalize_answer
-from deepresearch.evals.scored_run import RunFacts
+from deepresearch.evals.run.scored_run import RunFacts
+from deepresearch.evals.scoring.metrics import citation_precision_recall, exact_match, f1, normalize_answer
 from pydantic import BaseModel
 
 from ..config import RewardSettings

@@ -1,6 +1,6 @@
 """Rollout groups: each question answered G times by the real agent graph, sampling on, concurrently.
 
-The runs are ordinary runs (same graph, same tools, same trace; run through evals/scored_run.py like the
+The runs are ordinary runs (same graph, same tools, same trace; run through evals/run/scored_run.py like the
 eval's graph system) tagged with the training round and their group, so they can be scored, turned into
 samples, and told apart from users' runs. Several model servers can share the work: runs are dealt to
 them round-robin.
@@ -62,7 +62,7 @@ async def rollout_groups(
     the runtime's (replays search as the question's own run did). Returns one group per question with the
     run ids in member order."""
     from deepresearch.agent.graph.run import RunOptions
-    from deepresearch.evals.scored_run import run_scored
+    from deepresearch.evals.run.scored_run import run_scored
 
     if spec.group_size < 2:
         raise ValueError("a group needs at least 2 runs (GRPO compares runs of the same question)")

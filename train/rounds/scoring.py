@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from statistics import mean
 from typing import TYPE_CHECKING, Any
 
-from deepresearch.evals.scored_run import facts_from_trace
+from deepresearch.evals.run.scored_run import facts_from_trace
 from pydantic import BaseModel
 
 from ..config import RewardSettings

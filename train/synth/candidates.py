@@ -13,7 +13,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 
 from deepresearch.agent.reader import normalise
-from deepresearch.evals.metrics import NOT_FOUND
+from deepresearch.evals.scoring.metrics import NOT_FOUND
 
 from .chains import comparable_value, comparison_frame, describe, mentions
 from .corpus import SynthCorpus, SynthDoc

@@ -42,7 +42,7 @@ class RunSourcesFeed:
 
     async def refresh(self) -> bool:
         """Read the runs' sources again; synthesize and serve anew when they changed. True when they did."""
-        from deepresearch.evals.environment import index_name_for
+        from deepresearch.evals.run.environment import index_name_for
         from deepresearch.tools.index.registry import IndexRegistry
 
         from ..rounds.environment import rollout_environment

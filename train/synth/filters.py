@@ -20,7 +20,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from deepresearch.agent.reader import answer_choices, normalise
-from deepresearch.evals.metrics import answer_in_text, normalize_answer
+from deepresearch.evals.scoring.metrics import answer_in_text, normalize_answer
 from pydantic import BaseModel, Field
 
 from .facts import kind_fits

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from itertools import islice
 from pathlib import Path
 
-from deepresearch.evals.metrics import answer_in_text
+from deepresearch.evals.scoring.metrics import answer_in_text
 from pydantic import BaseModel, Field
 
 from ..config import SynthSettings

@@ -1,5 +1,5 @@
 """The sectioned report's event: its sections and every line's check, as the trace keeps them (the evals' report
-metrics read it: evals/graph_system.py)."""
+metrics read it: evals/run/graph_system.py)."""
 
 from __future__ import annotations
 

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TypeVar
 
-from deepresearch.evals.metrics import is_yes_no
+from deepresearch.evals.scoring.metrics import is_yes_no
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 
@@ -180,4 +180,4 @@ def bundled_dataset(name: str) -> tuple[Path, Path]:
 def pool_dir() -> Path:
     """Where maintainers keep the QA pool: ../shared/data/pool beside the repository (a fresh clone or an
     installed package has none)."""
-    return Path(__file__).resolve().parents[2] / "shared" / "data" / "pool"
+    return Path(__file__).resolve().parents[3] / "shared" / "data" / "pool"

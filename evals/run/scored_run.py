@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from deepresearch.agent.graph.events import FindingMade, MalformedReply, read_events
 from deepresearch.agent.model.policy import RunPolicy
-from deepresearch.evals.metrics import exact_match, f1, is_yes_no
+from deepresearch.evals.scoring.metrics import exact_match, f1, is_yes_no
 from pydantic import BaseModel, Field
 
 if TYPE_CHECKING:

@@ -15,7 +15,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402 - the backend must be chosen first
 import numpy as np  # noqa: E402
-from deepresearch.evals.aggregate import QUALITY_METRICS, EvalSummary, MetricCI  # noqa: E402
+from deepresearch.evals.scoring.aggregate import QUALITY_METRICS, EvalSummary, MetricCI  # noqa: E402
 
 _LABELS = {
     "em": "EM", "f1": "F1", "citation_precision": "cit. precision", "citation_recall": "cit. recall",

@@ -23,13 +23,13 @@ from deepresearch.agent.config import AgentSettings
 from deepresearch.agent.model.base import ChatModel
 from deepresearch.agent.model.policy import RunPolicy
 from deepresearch.agent.model.types import Completion, Message, Sampling
-from deepresearch.evals import baseline_prompts as prompts
 from deepresearch.evals.config import EvalSettings
-from deepresearch.evals.dataset import EvalQuestion
-from deepresearch.evals.metrics import answer_in_text, normalize_answer
-from deepresearch.evals.recorder import RunRecorder, question_seed
-from deepresearch.evals.results import EvalCitation, SystemOutput
-from deepresearch.evals.tooling import EvalTools, Hit
+from deepresearch.evals.data.dataset import EvalQuestion
+from deepresearch.evals.run import baseline_prompts as prompts
+from deepresearch.evals.run.recorder import RunRecorder, question_seed
+from deepresearch.evals.run.results import EvalCitation, SystemOutput
+from deepresearch.evals.run.tooling import EvalTools, Hit
+from deepresearch.evals.scoring.metrics import answer_in_text, normalize_answer
 
 if TYPE_CHECKING:
     from deepresearch.agent.trace.store import TraceStore
@@ -288,7 +288,7 @@ SystemFn = Callable[[EvalQuestion, SystemContext], Awaitable[SystemOutput]]
 
 
 def get_system(name: str) -> SystemFn:
-    from deepresearch.evals.graph_system import run_graph
+    from deepresearch.evals.run.graph_system import run_graph
 
     table: dict[str, SystemFn] = {
         "closed-book": run_closed_book, "retrieve": run_retrieve, "agent-loop": run_agent_loop, "graph": run_graph,

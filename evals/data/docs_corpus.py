@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from deepresearch.evals.dataset import DatasetError, EvalQuestion
+from deepresearch.evals.data.dataset import DatasetError, EvalQuestion
 
 CORPUS_FILE = "corpus.jsonl"
 

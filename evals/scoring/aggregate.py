@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from deepresearch.evals.calibration import CurvePoint, coverage_precision
-from deepresearch.evals.metrics import bootstrap_ci
-from deepresearch.evals.results import QuestionResult
+from deepresearch.evals.run.results import QuestionResult
+from deepresearch.evals.scoring.calibration import CurvePoint, coverage_precision
+from deepresearch.evals.scoring.metrics import bootstrap_ci
 from pydantic import BaseModel, Field
 
 Extractor = Callable[[QuestionResult], float | None]

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 
 if TYPE_CHECKING:
-    from deepresearch.evals.recorder import RunRecorder
+    from deepresearch.evals.run.recorder import RunRecorder
     from deepresearch.tools.base import Tool
 
 

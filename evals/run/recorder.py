@@ -16,7 +16,7 @@ from deepresearch.agent.model.base import ChatModel
 from deepresearch.agent.model.policy import RunPolicy
 from deepresearch.agent.model.types import Completion, Message, Sampling
 from deepresearch.agent.trace.records import LLMCall
-from deepresearch.evals.results import EvalCitation, StopReason, SystemOutput
+from deepresearch.evals.run.results import EvalCitation, StopReason, SystemOutput
 
 if TYPE_CHECKING:
     from deepresearch.agent.trace.store import TraceStore

@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from deepresearch.evals.aggregate import METRICS, MetricCI
-from deepresearch.evals.metrics import paired_bootstrap_diff
-from deepresearch.evals.report import METRIC_LABELS, load_results
-from deepresearch.evals.results import QuestionResult
+from deepresearch.evals.reports.report import METRIC_LABELS, load_results
+from deepresearch.evals.run.results import QuestionResult
+from deepresearch.evals.scoring.aggregate import METRICS, MetricCI
+from deepresearch.evals.scoring.metrics import paired_bootstrap_diff
 from pydantic import BaseModel
 
 

@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
-from deepresearch.evals.dataset import CorpusDoc
-from deepresearch.evals.manifest import file_sha256
-from deepresearch.evals.tooling import EvalTools
+from deepresearch.evals.data.dataset import CorpusDoc
+from deepresearch.evals.run.manifest import file_sha256
+from deepresearch.evals.run.tooling import EvalTools
 from deepresearch.tools.config import ToolSettings
 
 if TYPE_CHECKING:

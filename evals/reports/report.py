@@ -9,11 +9,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from deepresearch.evals.aggregate import METRICS, EvalSummary, MetricCI, summarize
 from deepresearch.evals.config import EvalSettings
-from deepresearch.evals.manifest import load_manifest
-from deepresearch.evals.results import QuestionResult
-from deepresearch.evals.results_file import ResultsFile
+from deepresearch.evals.run.manifest import load_manifest
+from deepresearch.evals.run.results import QuestionResult
+from deepresearch.evals.run.results_file import ResultsFile
+from deepresearch.evals.scoring.aggregate import METRICS, EvalSummary, MetricCI, summarize
 from pydantic import BaseModel
 
 REPORT_FILE = "report.md"
@@ -148,7 +148,7 @@ def write_report(out_dir: Path, settings: EvalSettings | None = None, plots: boo
     summary = summarize_dir(out_dir, settings)
     plot_paths: list[Path] = []
     if plots:
-        from deepresearch.evals.plots import write_plots  # matplotlib only when plots are wanted
+        from deepresearch.evals.reports.plots import write_plots  # matplotlib only when plots are wanted
 
         plot_paths = write_plots(summary, out_dir)
     markdown_path = out_dir / REPORT_FILE

@@ -27,9 +27,8 @@ from typing import TYPE_CHECKING
 from deepresearch.agent.config import AgentSettings
 from deepresearch.agent.model.base import ChatModel
 from deepresearch.agent.model.policy import RunPolicy
-from deepresearch.evals.aggregate import EvalSummary
 from deepresearch.evals.config import EvalSettings
-from deepresearch.evals.dataset import (
+from deepresearch.evals.data.dataset import (
     CorpusDoc,
     EvalQuestion,
     check_gold_ids,
@@ -37,12 +36,13 @@ from deepresearch.evals.dataset import (
     load_questions,
     select_questions,
 )
-from deepresearch.evals.docs_corpus import resolve_gold_ids
-from deepresearch.evals.manifest import EvalManifest, EvalMismatch, file_sha256, open_manifest
-from deepresearch.evals.report import summarize_dir
-from deepresearch.evals.results import QuestionResult, make_result
-from deepresearch.evals.results_file import ResultsFile
-from deepresearch.evals.systems import SYSTEM_NAMES, TOOL_FREE_SYSTEMS, SystemContext, get_system
+from deepresearch.evals.data.docs_corpus import resolve_gold_ids
+from deepresearch.evals.reports.report import summarize_dir
+from deepresearch.evals.run.manifest import EvalManifest, EvalMismatch, file_sha256, open_manifest
+from deepresearch.evals.run.results import QuestionResult, make_result
+from deepresearch.evals.run.results_file import ResultsFile
+from deepresearch.evals.run.systems import SYSTEM_NAMES, TOOL_FREE_SYSTEMS, SystemContext, get_system
+from deepresearch.evals.scoring.aggregate import EvalSummary
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -186,7 +186,7 @@ async def execute_eval(
     plan: EvalPlan, runtime: EvalRuntime, *, progress: bool = True, retry_errors: bool = False,
 ) -> EvalSummary:
     """Run a plan: corpus indexed and served for the run, then every pending (system, question)."""
-    from deepresearch.evals.environment import eval_environment
+    from deepresearch.evals.run.environment import eval_environment
 
     model, evals = runtime.model, runtime.evals
     adapter = plan.manifest.adapter

@@ -9,15 +9,15 @@ from __future__ import annotations
 from typing import Literal
 
 from deepresearch.agent.graph.citations import unsupported_terms
-from deepresearch.evals.dataset import EvalQuestion
-from deepresearch.evals.metrics import (
+from deepresearch.evals.data.dataset import EvalQuestion
+from deepresearch.evals.run.scored_run import answer_scores
+from deepresearch.evals.scoring.metrics import (
     answer_in_text,
     citation_precision_recall,
     exact_match,
     is_abstention,
     verified_share,
 )
-from deepresearch.evals.scored_run import answer_scores
 from pydantic import BaseModel, Field
 
 StopReason = Literal["finished", "budget_stop", "loop_stop", "error"]

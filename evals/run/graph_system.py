@@ -1,7 +1,7 @@
 """The full Planner–Coordinator–Executor graph as an eval system.
 
 The graph logs its own calls to the trace store; this runs it through the shared run-and-score path
-(evals/scored_run.py: the run's answer, citations with their doc ids, usage) and reads from the trace
+(evals/run/scored_run.py: the run's answer, citations with their doc ids, usage) and reads from the trace
 what only the eval reports: the evidence its search/open calls returned (for the found-in-corpus
 rate), completion tokens, example leaks, the writer's answer options and a sectioned report's check (scored by a
 judge model too where eval.judge is on).
@@ -16,17 +16,17 @@ from deepresearch.agent.graph.events import AnswerScored, CitationsChecked, even
 from deepresearch.agent.graph.report.report_events import ReportChecked
 from deepresearch.agent.model.types import Completion
 from deepresearch.agent.prompts import leaks_example
-from deepresearch.evals.dataset import EvalQuestion
-from deepresearch.evals.recorder import question_seed
-from deepresearch.evals.report_judge import judge_report
-from deepresearch.evals.results import EvalCitation, ReportFacts, StopReason, SystemOutput
-from deepresearch.evals.scored_run import ScoredRun, run_scored
-from deepresearch.evals.tooling import EvalTools, result_items
+from deepresearch.evals.data.dataset import EvalQuestion
+from deepresearch.evals.run.recorder import question_seed
+from deepresearch.evals.run.results import EvalCitation, ReportFacts, StopReason, SystemOutput
+from deepresearch.evals.run.scored_run import ScoredRun, run_scored
+from deepresearch.evals.run.tooling import EvalTools, result_items
+from deepresearch.evals.scoring.report_judge import judge_report
 from deepresearch.tools.base import ToolOutcome
 
 if TYPE_CHECKING:
     from deepresearch.agent.trace.store import TraceStore
-    from deepresearch.evals.systems import SystemContext
+    from deepresearch.evals.run.systems import SystemContext
 
 EVIDENCE_TOOLS = frozenset({"search", "open"})
 _STOP_REASONS: dict[str, StopReason] = {

@@ -10,7 +10,7 @@ import json
 import os
 from pathlib import Path
 
-from deepresearch.evals.results import QuestionResult
+from deepresearch.evals.run.results import QuestionResult
 from pydantic import ValidationError
 
 RESULTS_FILE = "results.jsonl"
@@ -50,7 +50,7 @@ class ResultsFile:
     def rescore(self) -> int:
         """Score every result again from its output with today's metrics (an eval written before a metric existed
         reports it); returns how many results there are."""
-        from deepresearch.evals.results import rescored
+        from deepresearch.evals.run.results import rescored
 
         results = [rescored(r) for r in self.load()]
         self._rewrite(results)

@@ -12,8 +12,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from deepresearch.evals.dataset import DatasetError, load_corpus, load_questions, select_questions
-from deepresearch.evals.metrics import NOT_FOUND, answer_in_text, is_yes_no
+from deepresearch.evals.data.dataset import DatasetError, load_corpus, load_questions, select_questions
+from deepresearch.evals.scoring.metrics import NOT_FOUND, answer_in_text, is_yes_no
 from pydantic import BaseModel
 
 

@@ -1,0 +1,1 @@
+"""What an eval writes: report.md and summary.json, two evals compared, plots."""
