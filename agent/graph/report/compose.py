@@ -84,9 +84,9 @@ async def sectioned_report(state: ResearchState, ctx: ResearchContext, shape: Re
         if sections is None and written.errors:  # the model failed to write: the findings quoted, honest if terse
             style = "extractive"
     if sections is None and style == "extractive":
-        quoted = {(f["source"], f["quote"]) for f in findings}
-        findings += [f for f in reader_findings(reader, about, state.get("sources", []), source_text,
-                                                ctx.settings.report.quotes) if (f["source"], f["quote"]) not in quoted]
+        # the extractor's picks first; a reader pick the extractor already quoted is dropped
+        findings = unique_findings(findings + reader_findings(reader, about, state.get("sources", []), source_text,
+                                                              ctx.settings.report.quotes))
         sections = extractive_sections(question, findings, plan, source_text, about, ctx.settings.report.quotes)
     if sections is None:
         sections = []

@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 from deepresearch.agent.reader import RelevanceReader
 
+from ..findings import unique_findings
 from ..state import Finding, PlanStep, SourceRead
 from .lines import ReportSection
 from .relevance import FindingRelevance
@@ -60,14 +61,6 @@ def reader_findings(reader: RelevanceReader, about: FindingRelevance, sources: l
     picks = [(step_of.get(u.url, -1), u) for u, score in reader.closest(k) if score >= READER_PICK_COVERAGE]
     for step_id, (_, step_reader) in about.steps.items():
         picks += [(step_id, u) for u, score in step_reader.closest(k) if score >= STEP_PICK_COVERAGE]
-    out: list[Finding] = []
-    seen: set[tuple[str, str]] = set()
-    for step_id, unit in picks:
-        if (unit.url, unit.text) in seen:
-            continue
-        seen.add((unit.url, unit.text))
-        finding = Finding(step_id=step_id, claim=unit.text, quote=unit.text, source=unit.url, title=unit.title,
-                          doc_id=None, start=-1, end=-1)
-        if check_line(unit.text, [0], [finding], source_text, about).supported:
-            out.append(finding)
-    return out
+    found = unique_findings([Finding(step_id=step_id, claim=unit.text, quote=unit.text, source=unit.url,
+                                     title=unit.title, doc_id=None, start=-1, end=-1) for step_id, unit in picks])
+    return [f for f in found if check_line(f["quote"], [0], [f], source_text, about).supported]
