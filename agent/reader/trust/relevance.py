@@ -19,6 +19,7 @@ together. `relevance` returns the better of the direct reading and the best such
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -78,12 +79,24 @@ def coverage(words: QuestionWords, covered: set[str]) -> Relevance:
     return Relevance(share if names_ok else 0.0, names_ok)
 
 
+# A title or address before a name: "Sir Sacheverell Sitwell" is named "Sacheverell Sitwell" elsewhere.
+_HONORIFIC = re.compile(r"^(?:sir|dame|lord|lady|dr|mr|mrs|ms|saint|st|king|queen|prince|princess|president)\s+")
+
+
 def _names(sent: EvidenceSentence) -> dict[str, str]:
-    """The names a unit gives (its source's title among them), normalised, each with how it is written."""
+    """The names a unit gives (its source's title among them), normalised, each with how it is written: also
+    without an honorific, and a title's head before its comma ("Waterford, New York" is the page of "Waterford")."""
     found = {normalise(s.text): s.text for s in name_spans(sent.text) if len(s.text) > 2}
     if sent.title:
         title = without_disambiguation(sent.title)
         found.setdefault(normalise(title), title)
+        head = title.split(",")[0].strip()
+        if head != title and len(head) > 2:
+            found.setdefault(normalise(head), head)
+    for key, written in list(found.items()):
+        bare = _HONORIFIC.sub("", key)
+        if bare != key and " " in bare:  # "Sir Walter" alone is not a name to link on
+            found.setdefault(bare, written)
     found.pop("", None)
     return found
 
