@@ -101,6 +101,11 @@ def test_the_parts_an_open_question_covers(question, parts):
     assert question_parts(question) == parts
 
 
+UC = ("What are the main differences between the University of California, Berkeley and the University of California, "
+      "San Francisco?")
+STORE = "What are the pros and cons of shopping at a warehouse store?"
+
+
 @pytest.mark.parametrize(("question", "text", "title", "speaks"), [
     ("Describe Lisa Simpson.", "Lisa Marie Simpson is a fictional character.", "Lisa Simpson", True),
     ("Describe Lisa Simpson.", "She is the middle child of the family.", "Lisa Simpson", True),  # her own page
@@ -113,6 +118,27 @@ def test_the_parts_an_open_question_covers(question, parts):
      False),
     ("What are the main differences between a nuclear weapon and a thermonuclear weapon?",
      "The main difference is cost.", "Economics", False),  # only the question's frame words
+    # Named in passing, or only in part: not what the quote is about (the demo corpus's open-question reports).
+    (UC, "The University of California, Berkeley (also referred to as UC Berkeley) is a public research university.",
+     "University of California, Berkeley", True),
+    (UC, "The Port of San Francisco is a semi-independent organization that oversees the port facilities at San "
+         "Francisco, California.", "Port of San Francisco", False),
+    (UC, "The San Francisco State Gators football team represented San Francisco State University.",
+     "San Francisco State Gators football", False),
+    (UC, "Iodine-131 is an important radioisotope of iodine discovered by Glenn Seaborg and John Livingood in 1938 "
+         "at the University of California, Berkeley.", "Iodine-131", False),
+    (STORE, "Warehouse stores also offer a selection of merchandise sold in bulk.", "Warehouse store", True),
+    (STORE, "A warehouse store is a food and grocery retailer.", "Retail", True),
+    (STORE, "The mall is owned and managed by Melvin Simon and Associates, one of the largest developers of shopping "
+            "malls in the United States and owner of Long Island's largest mall, Roosevelt Field in Garden City.",
+     "Walt Whitman Shops", False),
+    ("Summarise the Kitzmiller v. Dover Area School District case.", "The plaintiffs successfully argued that "
+     "intelligent design is a form of creationism.", "Kitzmiller v. Dover Area School District", True),
+    # a compared thing's name, not the words around it: "the loan telescopes T01" is T01
+    ("What are the differences between the loan telescopes T01 and T02?",
+     "| T01 | Sky-Watcher Heritage 130P | 130 mm | 650 mm |", "Borrow a telescope", True),
+    ("Summarise what happened to the observatory's roll-off roof in August 2024.",
+     "The rain sensor now closes the roof earlier.", "Committee meeting", True),
 ])
 def test_a_quote_speaks_of_what_the_question_is_about(question, text, title, speaks):
     assert speaks_of(question, text, title) is speaks

@@ -147,17 +147,52 @@ def framing_words(question: str) -> frozenset[str]:
     return _FRAME_WORDS if question_kind(question) == "open" else frozenset()
 
 
+# A quote speaks of a thing when it names it in its opening words (its subject), not in passing at its end:
+# "Iodine-131 … discovered … at the University of California, Berkeley" is not about the university.
+_OPENING_WORDS = 8
+_OPENING_SHARE = 0.4
+
+
+def _longest_names(text: str, opens_sentence: bool = True) -> list[frozenset[str]]:
+    """The names `text` gives, each as its stems, the longest of nested ones ("University of California" and
+    "Berkeley", not also "University"); a sentence's first word is capitalised whatever it is."""
+    spans = name_spans(text[:1].lower() + text[1:] if opens_sentence else text)
+    reach = [(s.start, s.start + len(s.text)) for s in spans]
+    longest = [s for s, (a, b) in zip(spans, reach, strict=True)
+               if not any(c <= a and b <= d and d - c > b - a for c, d in reach)]
+    return list(dict.fromkeys(n for s in longest if (n := frozenset(stem(w) for w in content_words(s.text)))))
+
+
+def _subjects(question: str) -> tuple[list[frozenset[str]], bool]:
+    """What an open question is about, each as its stems: the things it covers one by one (a thing's name when it
+    gives one: "the loan telescopes T01" is T01), else the names it gives, else its topic (its words that are no
+    request's frame); and whether they are names, which a quote must give whole."""
+    stems_of = lambda text: frozenset(stem(w) for w in content_words(text)) - _FRAME_WORDS  # noqa: E731
+    parts = [frozenset().union(*names) if (names := _longest_names(p, opens_sentence=False)) else stems_of(p)
+             for p in question_parts(question)]
+    if parts := [p for p in parts if p]:
+        return parts, True
+    if names := _longest_names(question):
+        return names, True
+    topic = stems_of(question) - {"what", "which", "who", "how", "why"}
+    return ([topic] if topic else []), False
+
+
 def speaks_of(question: str, text: str, title: str = "") -> bool:
-    """Whether `text` (a quote) names what `question` is about: a word of one of the names the question gives
-    ("Lisa Simpson": "Lisa" or "Simpson"), or, when it gives none, one of its content words that is not a request's
-    frame ("describe", "differences") — or it stands on that very thing's own page (`title` "Ada Lovelace": its
-    "She was born in 1815" speaks of her). "It was directed by Mike B. Anderson" on the page "The Secret War of Lisa
-    Simpson" does not speak of Lisa Simpson: the page is an episode's."""
-    spans = name_spans(question[:1].lower() + question[1:])
-    names = [n for s in spans if (n := {stem(w) for w in content_words(s.text)})]
-    wanted = set().union(*names) if names else (
-        {stem(w) for w in content_words(question)} - _FRAME_WORDS - {"what", "which", "who", "how", "why"})
-    if wanted & {stem(w) for w in content_words(text)}:
+    """Whether `text` (a quote) is itself about what `question` is about: it stands on that thing's own page (`title`
+    "Ada Lovelace": its "She was born in 1815" speaks of her), or it names the thing — a name whole, or a word of an
+    unnamed topic — and does so in its opening words, where a sentence says what it
+    is about. "It was directed by Mike B. Anderson" on the page "The Secret War of Lisa Simpson" does not speak of
+    Lisa Simpson, nor does "The Port of San Francisco …" of "the University of California, San Francisco"."""
+    subjects, named = _subjects(question)
+    words = [stem(w) for w in content_words(text)]
+    opening = set(words[:max(_OPENING_WORDS, int(_OPENING_SHARE * len(words)))])
+    page = frozenset(stem(w) for w in content_words(without_disambiguation(title)))
+    # its own page: every word of the title is the question's, and it names what the question is about
+    if page and page <= {stem(w) for w in content_words(question)} and any(page & s for s in subjects):
         return True
-    page = {stem(w) for w in content_words(without_disambiguation(title))}
-    return bool(page) and (any(page == n for n in names) if names else page <= wanted)
+    for subject in subjects:
+        covered = subject & set(words)
+        if (covered == subject if named else covered) and covered & opening:
+            return True
+    return False
