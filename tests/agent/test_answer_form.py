@@ -67,6 +67,12 @@ async def test_a_yes_no_question_reaches_the_writer_with_its_choices(toolbox, st
     ("Which music group has the most members, DC Talk, or Manchester Orchestra?", ["DC Talk", "Manchester Orchestra"]),
     # A free question that merely contains "or" and a comma is not a choice.
     ("What did the author of Dune, Frank Herbert, write?", None),
+    # How people ask about their own things (userdocs-b): a clause about an option is not part of its name, and a
+    # clause that sets a yes/no question up does not hide it.
+    ("Between the Citra and the Mosaic we've got in the freezer, which has more alpha acid?", ["Citra", "Mosaic"]),
+    ("If I borrow the club's Foundry 10.5, will it work from a normal 120-volt socket?", ["yes", "no"]),
+    ("Now that the competition has moved, is it still $8 to enter a beer?", ["yes", "no"]),
+    ("In 1990, who won the cup?", None),
 ])
 def test_answer_choices_where_the_alternatives_stand_elsewhere(question, choices):
     assert answer_choices(question) == choices

@@ -16,6 +16,14 @@ def test_answer_kind_follows_the_question_word():
     assert answer_kind("In what year did the playwright who wrote The City Heiress die?") == "date"
     assert answer_kind("When was the band formed?") == "date"
     assert answer_kind("How many people live in the town?") == "number"
+    # how people ask about their own notes: a day or deadline is a date, an ID a code, a padlock's combination digits
+    assert answer_kind("What's the last day to hand in competition bottles?") == "date"
+    assert answer_kind("What day did the pale ale go into the keg?") == "date"
+    assert answer_kind("What day of the week is market day?") == "name"
+    assert answer_kind("What ID did the soil moisture sensor get?") == "code"
+    assert answer_kind("Which DS18B20 address belongs to the keg probe?") == "code"
+    assert answer_kind("What is the address of the club?") == "name"
+    assert answer_kind("What's the current combination for the padlock on the main gate?") == "number"
     assert answer_kind("What is the population of the town that gets its water from Canobie Lake?") == "number"
     assert answer_kind("Who founded the collective?") == "name"
 
@@ -185,3 +193,13 @@ def test_counts_written_as_words_are_numbers_but_not_one():
     assert {"five", "twice"} <= numbers and not {"One", "one"} & numbers
     ranked = rank_candidates("How many titles has the club won?", sentences("The club has won five titles."), k=1)
     assert ranked[0].text == "five"
+
+
+def test_how_much_or_how_big_prefers_the_quantity_with_its_unit():
+    """"How big was the manure delivery?" was answered "6" from "6 tonnes of well-rotted horse manure" (userdocs-b);
+    a bare number still stands when no unit is given."""
+    units = [EvidenceSentence("- 6 tonnes of well-rotted horse manure ordered for the first week of March.", 0,
+                              "AGM minutes")]
+    assert rank_candidates("How big was the manure delivery back in March?", units)[0].text == "6 tonnes"
+    bare = [EvidenceSentence("The delivery was 6 of the usual size.", 0, "Notes")]
+    assert rank_candidates("How big was the delivery?", bare)[0].text == "6"

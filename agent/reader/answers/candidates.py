@@ -35,6 +35,7 @@ from ..language.kinds import (
     demonym_spans,
     fits,
     kind_bonus,
+    prefers_unit,
 )
 from ..language.spans import GENERIC_NAMES, STOP_WORDS, WORD, AnswerKind, Span, name_spans
 from ..language.words import BIRTH, DEATH, content_words, life_date, stem
@@ -146,6 +147,7 @@ def rank_candidates(question: str, sentences: Iterable[EvidenceSentence], k: int
     type_words = answer_type_words(question)
     asks_year = kind == "date" and ASKS_YEAR.search(question) is not None
     measure = kind == "number" and asks_measure(question)
+    unit = kind == "number" and prefers_unit(question)
     asked = asked_words(question)
     tabled: set[tuple[str, str, tuple[str, ...]]] = set()  # (candidate, source, columns): a table counts once
     asks = "person" if kind == "name" and _WHO.search(question) else \
@@ -196,7 +198,7 @@ def rank_candidates(question: str, sentences: Iterable[EvidenceSentence], k: int
             features = {
                 "about": about, "relation": rel_share, "near": nearness, "novel": novelty,
                 "source": 1.0 / (1 + sent.source), "typed": _typed(sent.text, span, end, type_words),
-                "shape": _shape(sent.text, span, asks), "kind": kind_bonus(span, kind, asks_year, measure),
+                "shape": _shape(sent.text, span, asks), "kind": kind_bonus(span, kind, asks_year, measure, unit),
                 "bridge": float(key in bridge_keys), "hop": float(sent.hop), "lead": float(sent.position == 0),
                 "subject": float(key == title_key), "early": 1.0 - span.start / max(1, len(sent.text)),
                 "category": _category(categories.get(key), type_words),

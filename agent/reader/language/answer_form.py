@@ -28,6 +28,13 @@ _ALTERNATIVES = (
     re.compile(r"^(?:in\s+)?between\s+([^,?]+?)\s+and\s+([^,?]+?)\s*,?\s+(?:which|who)\b", re.IGNORECASE),
 )
 _MAX_OPTION_CHARS = 80
+# A yes/no question after a clause that sets it up: "If I borrow the kettle, will it run on 120 V?", "Now that the
+# date has moved, is the fee still $8?"
+_LEAD_CLAUSE = re.compile(r"^(?:if|now that|since|given that|assuming|once|after|before|when|as|in|on|at|for)\b"
+                          r"[^,?]*,\s*(?:" + "|".join(sorted(_AUXILIARIES)) + r")\b", re.IGNORECASE)
+# An option's own words end where a clause about it begins: "the Mosaic we've got in the freezer" is the Mosaic.
+_OPTION_CLAUSE = re.compile(r"\s+(?:that|which|who|we|i|you|they|we['’]ve|i['’]ve|you['’]ve|they['’]ve|we['’]re)\s.*$",
+                            re.IGNORECASE)
 # Where nothing marks where the alternatives begin ("Who is older Carrie Akre or Shifty Shellshock?",
 # "Was Pepper Keenan or Rob Parissi born first?"), each is the run of capitalised words (or numbers)
 # next to the "or": titles and names keep their small words ("The Memory of Justice").
@@ -39,13 +46,13 @@ def answer_choices(question: str) -> list[str] | None:
     """The answers the question allows besides "not found", or None when it does not say."""
     text = " ".join(question.split())
     words = text.split(" ")
-    if words and words[0].lower() in _AUXILIARIES and " or " not in text.lower():
+    if " or " not in text.lower() and (words and words[0].lower() in _AUXILIARIES or _LEAD_CLAUSE.match(text)):
         return list(YES_NO)
     for pattern in _ALTERNATIVES:
         match = pattern.search(text)
         if match is None:
             continue
-        options = [_strip_article(o) for o in match.groups()]
+        options = [_strip_article(_OPTION_CLAUSE.sub("", o)) for o in match.groups()]
         if all(0 < len(o) <= _MAX_OPTION_CHARS for o in options) and options[0].lower() != options[1].lower():
             return options
         return None

@@ -18,8 +18,10 @@ from .spans import AnswerKind, Span, name_spans
 
 ASKS_YEAR = re.compile(r"\b(what|which)\s+year\b", re.IGNORECASE)
 _YEAR_Q = re.compile(r"\b(when|(what|which) ((two|three|four) )?years?|what decade|which decade|what century|"
-                     r"(what|which) dates?|on what day|how long ago|birth ?date|date of (birth|death))\b",
-                     re.IGNORECASE)
+                     r"(what|which) dates?|on what day|how long ago|birth ?date|date of (birth|death))\b"
+                     # "what day did …", "what's the last day to …", "what's the deadline for …"
+                     r"|\b(what|which)(?:'s|’s|\s+is|\s+was)?\s+(?:the\s+)?(?:[\w-]+\s+)?(?:day|deadline)\b"
+                     r"(?!\s+of\s+the\s+week)", re.IGNORECASE)
 _NUMBER_Q = re.compile(r"\b(how many|how much|how long|how old|how tall|how far|how big|how large|what is the "
                        r"(population|number|amount|size|height|length|capacity|area|age|distance|seating))\b"
                        r"|\bpopulation\b|\bcapacity\b|\bpercentage\b|\bwhat (height|elevation|weight|"
@@ -36,7 +38,15 @@ _MEASURE_Q = re.compile(rf"\b(what|which)\s+(?:(?:is|was|are|were)\s+)?(?:the\s+
                         rf"expensive)\b|\bhow long\b(?! ago)", re.IGNORECASE)
 _CODE_Q = re.compile(r"\b((part|serial|frame|model|order|reference|registration|id|version|item|product) "
                      r"(number|no\.?|code)|sku|(mac|ip|i2c|hex|memory|bus|network|wi-?fi) address|identifier|"
-                     r"firmware version|licen[cs]e plate)\b", re.IGNORECASE)
+                     r"firmware version|licen[cs]e plate)\b"
+                     # "what ID did the sensor get", "which DS18B20 address …": an address named by a model number
+                     r"|\b(what|which)(?:'s|’s|\s+is|\s+was)?\s+(?:the\s+)?(?:[\w-]+\s+)?id\b|\b[a-z]*\d[\w-]*\s+"
+                     r"address\b", re.IGNORECASE)
+# A code of digits alone ("the code is 8390") is a number to the spans: "what's the combination", "the gate code".
+_DIGIT_CODE_Q = re.compile(r"\b(combination|pin(?: number| code)?|passcode|(?:door|gate|lock|padlock|alarm|access|"
+                           r"entry|key ?safe) code)\b", re.IGNORECASE)
+# Asked how much or how big, a quantity is answered with its unit when it has one ("6 tonnes", "23 L", "£1,200").
+_UNIT_Q = re.compile(r"\bhow (much|big|large|small|heavy|long|far|tall|wide|deep)\b(?! ago)", re.IGNORECASE)
 # "What city was the author of What We Talk About When We Talk About Love born in?" asks for a name: a
 # title's words do not say what kind of answer the question wants.
 _WHAT_THING = re.compile(r"^\s*(what|which)\s+(city|town|school|country|state|county|company|band|team|club|"
@@ -50,6 +60,8 @@ def answer_kind(question: str) -> AnswerKind:
     """What the question asks for: a date or year, a number, a code, or (the default) a name."""
     if _CODE_Q.search(question):
         return "code"
+    if _DIGIT_CODE_Q.search(question) and not re.match(r"\s*(who|whom|where)\b", question, re.IGNORECASE):
+        return "number"
     if _NUMBER_Q.search(question) or _MEASURE_Q.search(_without_titles(question)):
         return "number"
     if _YEAR_Q.search(_without_titles(question)) and not _WHAT_THING.search(question):
@@ -60,6 +72,12 @@ def answer_kind(question: str) -> AnswerKind:
 def asks_measure(question: str) -> bool:
     """A quantity with its unit ("what torque": "40 Nm"), not a count ("how many links": "118")."""
     return _MEASURE_Q.search(_without_titles(question)) is not None
+
+
+def prefers_unit(question: str) -> bool:
+    """"How much wort", "how big was the delivery": a number with its unit or currency is the better answer, though a
+    bare one is not ruled out (`asks_measure` rules it out)."""
+    return _UNIT_Q.search(_without_titles(question)) is not None
 
 
 def asks_nationality(question: str) -> bool:
@@ -99,13 +117,14 @@ def fits(span: Span, kind: AnswerKind, place: bool = False, measure: bool = Fals
     return (span.kind == "name" and not span.text[:1].isdigit()) or (place and span.kind == "place")
 
 
-def kind_bonus(span: Span, kind: AnswerKind, asks_year: bool = False, measure: bool = False) -> float:
+def kind_bonus(span: Span, kind: AnswerKind, asks_year: bool = False, measure: bool = False,
+               unit: bool = False) -> float:
     if asks_year:  # "in what year" is answered "1689", not "16 April 1689"
         return 0.5 if re.fullmatch(r"\d{4}", span.text) else 0.0
     if kind == "date":  # "when" is answered with the fullest date the sentence gives: "16 April 1689", "2024-04-02"
         return 0.5 if re.search(r"\d{1,2}\b.*\d{4}|\d{4}-\d{2}-\d{2}|\d{4}\b.*\d{1,2}", span.text) else 0.0
     if kind == "name":
         return 0.2 * min(len(span.text.split()), 3) / 3  # a full name beats a lone word
-    if kind == "number" and measure:  # "what torque" is answered "40 Nm", not "40"
+    if kind == "number" and (measure or unit):  # "what torque" is answered "40 Nm", not "40"
         return 0.5 if _UNIT_OR_CURRENCY.search(span.text) else 0.0
     return 0.0
