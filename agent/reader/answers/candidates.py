@@ -58,6 +58,26 @@ _NOT_PERSON = frozenset([
 ])
 _PLACE_CUE = frozenset({"in", "at", "near", "from", "of"})
 
+_LOWER_WORD = re.compile(r"(?<![\w\-])([a-z][a-z'’\-]+)\b")
+_INITIALS = re.compile(r"[A-Z]{1,3}")
+
+
+def common_words(sentences: Iterable[EvidenceSentence]) -> frozenset[str]:
+    """The words the evidence writes in lower case inside its sentences: ordinary words, not names."""
+    return frozenset(m.group(1) for s in sentences for m in _LOWER_WORD.finditer(s.text))
+
+
+def opening_common_word(text: str, span: Span, common: frozenset[str]) -> bool:
+    """A "name" that is only the capitalised opening of a unit: "New" in "- New bottle deadline: …", "OT New" in
+    "03/06/24 OT New padlock …" (initials, then an ordinary word). A unit's first word is capitalised whatever it
+    is; when the evidence writes the word in lower case elsewhere, it is no name. Names stay: "Priya thinks …"."""
+    if span.kind != "name" or any(w[:1].islower() for w in WORD.findall(text[:span.start])):
+        return False
+    words = span.text.split()
+    return any(w.lower() in common for w in words) and all(
+        w.lower() in common or _INITIALS.fullmatch(w) for w in words)
+
+
 def _norm(text: str) -> str:
     return " ".join(m.group().lower() for m in WORD.finditer(text) if m.group().lower() not in ("a", "an", "the"))
 
@@ -161,6 +181,7 @@ def rank_candidates(question: str, sentences: Iterable[EvidenceSentence], k: int
     dates: dict[str, tuple[int, int, int] | None] = {}  # when each candidate's unit was written (recency.py)
     nationality = kind == "name" and asks_nationality(question)
     lists = asks_several(question)
+    common = common_words(sentences) if kind == "name" else frozenset()
     for sent in sentences:
         spans = [(s, "") for s in demonym_spans(sent.text)] if nationality else \
             [(s, label) for s, label in labelled_spans(sent, lists)
@@ -180,7 +201,7 @@ def rank_candidates(question: str, sentences: Iterable[EvidenceSentence], k: int
         rel_share = len({w for w, _ in rel_hits} | (around & relation)) / len(relation) if relation else 0.0
         for span, label in spans:
             key = _norm(span.text)
-            if not key or (key in GENERIC_NAMES and not nationality):
+            if not key or (key in GENERIC_NAMES and not nationality) or opening_common_word(sent.text, span, common):
                 continue
             span_stems = {stem(w) for w in key.split()}
             novelty = 1.0 - len(span_stems & q_stems) / len(span_stems)
