@@ -24,6 +24,8 @@ def test_answer_kind_follows_the_question_word():
     assert answer_kind("Which DS18B20 address belongs to the keg probe?") == "code"
     assert answer_kind("What is the address of the club?") == "name"
     assert answer_kind("What's the current combination for the padlock on the main gate?") == "number"
+    assert answer_kind("What mash pH did Jamal measure on the oatmeal stout?") == "number"  # a reading, no unit
+    assert answer_kind("Which coastal area does the fortress border?") == "name"
     assert answer_kind("What is the population of the town that gets its water from Canobie Lake?") == "number"
     assert answer_kind("Who founded the collective?") == "name"
 

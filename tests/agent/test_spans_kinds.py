@@ -23,7 +23,8 @@ def test_plain_numbers_and_words_are_not_codes():
     assert code_spans("In 1989, the 250 people of Wi-Fi town won 3rd place twice.") == []
 
 
-@pytest.mark.parametrize("quantity", ["6.5 bar", "40 Nm", "0.5 %", "17 °C", "24.5 kg", "1500 mm", "28 days"])
+@pytest.mark.parametrize("quantity", ["6.5 bar", "40 Nm", "0.5 %", "17 °C", "24.5 kg", "1500 mm", "28 days",
+                                      "1.8 m × 1.2 m", "6x3 m"])
 def test_quantities(quantity: str):
     assert quantity in [s.text for s in quantity_spans(f"It is set to {quantity} here.")]
 
@@ -33,9 +34,15 @@ def test_quantities(quantity: str):
     ("Paid on 30/08/2024.", "30/08/2024"),
     ("Next meeting: Tuesday 8th October 2024, same place.", "8th October 2024"),
     ("New dates: 1–3 November 2024 (Friday to Sunday).", "1–3 November 2024"),
+    ("01/06/24 OT Tool shed door forced sometime overnight.", "01/06/24"),  # a diary's own short form
+    ("Released 30.08.2024 as v1.2.3.", "30.08.2024"),
 ])
 def test_dates(sentence: str, date: str):
     assert date in [s.text for s in spans_of(sentence) if s.kind == "date"]
+
+
+def test_a_fraction_or_version_is_no_short_date():
+    assert [s.text for s in spans_of("Mix 1/2/3 parts; firmware v1.2.3 of 2/3 of units.") if s.kind == "date"] == []
 
 
 def test_places():

@@ -25,13 +25,15 @@ _YEAR_Q = re.compile(r"\b(when|(what|which) ((two|three|four) )?years?|what deca
 _NUMBER_Q = re.compile(r"\b(how many|how much|how long|how old|how tall|how far|how big|how large|what is the "
                        r"(population|number|amount|size|height|length|capacity|area|age|distance|seating))\b"
                        r"|\bpopulation\b|\bcapacity\b|\bpercentage\b|\bwhat (height|elevation|weight|"
-                       r"altitude)\b|\b(average|median|annual|yearly) (income|salary|revenue)\b", re.IGNORECASE)
+                       r"altitude)\b|\b(average|median|annual|yearly) (income|salary|revenue)\b"
+                       # readings without a unit: "what mash pH", "what original gravity", "what ratio"
+                       r"|\b(what|which)\s+(?:[\w-]+\s+){0,2}(ph|gravity|ratio|score|rating)\b", re.IGNORECASE)
 # A quantity named after what/which, as the head of its phrase (up to three words before it): "what torque does",
 # "to what maximum pressure should", "what is the assembled weight of", "at what rain-plate wetness does".
 _MEASURES = (r"torque|pressure|weight|mass|temperature|voltage|current|power|wattage|speed|velocity|price|cost|"
              r"fee|charge|rent|salary|length|width|height|depth|diameter|radius|thickness|volume|distance|"
              r"duration|elongation|threshold|percentage|wetness|humidity|aperture|resolution|frequency|"
-             r"magnitude|dose|dosage|tolerance|clearance")
+             r"magnitude|dose|dosage|tolerance|clearance|size|yield|density|concentration")
 _MEASURE_Q = re.compile(rf"\b(what|which)\s+(?:(?:is|was|are|were)\s+)?(?:the\s+)?(?:[a-z][\w'’\-]*\s+){{0,3}}?"
                         rf"(?:{_MEASURES})s?(?=\s+(?:of|for|does|do|did|is|was|are|were|should|must|can|will|at|on|"
                         rf"in|when|with|to|per|from|than)\b|\s*[?,]|\s*$)|\bhow (heavy|wide|deep|high|fast|hot|cold|"

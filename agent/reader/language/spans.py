@@ -25,6 +25,8 @@ _DATE_PATTERNS = [
     re.compile(r"\b\d{1,2}(?:st|nd|rd|th)[\s-]+(?:-\s+)?century\b"),  # 19th century, "16th - century"
     re.compile(r"\b\d{4}-\d{2}-\d{2}\b"),  # 2024-04-02
     re.compile(r"\b\d{1,2}/\d{1,2}/\d{4}\b"),  # 30/08/2024 (or 08/30/2024)
+    re.compile(r"(?<![\d/])\d{1,2}/\d{1,2}/\d{2}\b(?!/)"),  # 01/06/24, as a diary writes it
+    re.compile(r"\b\d{1,2}\.\d{1,2}\.\d{4}\b"),  # 30.08.2024
 ]
 # Identifiers, codes and part numbers: letters and digits mixed ("GZ7731184K", "D4MC-5020", "CL555R", "v2.3.1"),
 # hex ("0x5A"), MAC and IP addresses. A name span may hold one ("KMC CL555R"); this is the code alone.
@@ -39,6 +41,9 @@ _UNITS = (r"%|°C|°F|mm|cm|km|m|kg|mg|g|t|Nm|N·m|N|bar|psi|kPa|Pa|V|mV|A|mA|kW
           r"ml|l|L|litres?|liters?|days?|weeks?|months?|hours?|hrs?|h|minutes?|mins?|min|seconds?|s|ms|"
           r"GB|MB|kB|TB|dB|rpm|mph|km/h|kph|px|in|ft|lb|lbs|oz")
 _QUANTITY = re.compile(rf"(?:[€£$¥]\s?)?(?<![\w.])\d+(?:[.,]\d+)*\s?(?:{_UNITS})(?![\w°])")
+# A size given as its dimensions: "1.8 m × 1.2 m", "6 x 3 m".
+_DIMENSIONS = re.compile(rf"(?<![\w.])\d+(?:[.,]\d+)?(?:\s?(?:{_UNITS}))?(?:\s*[×x]\s*\d+(?:[.,]\d+)?"
+                         rf"(?:\s?(?:{_UNITS}))?)+(?<=[^\d\s])(?![\w°])")
 # A comma belongs to a number only between thousands ("1,234"), never after it ("in 2015, the").
 _NUMBER = re.compile(
     r"(?:(?:US|A|C)?\$|£|€)?\b\d+(?:,\d{3})*(?:\.\d+)?(?:\s+(?:million|billion|thousand|hundred|trillion))?"
@@ -265,7 +270,8 @@ def code_spans(sentence: str) -> list[Span]:
 
 def quantity_spans(sentence: str) -> list[Span]:
     """Numbers with their unit or currency, as one span."""
-    return [Span(m.group().strip(), "number", m.start()) for m in _QUANTITY.finditer(sentence)]
+    sizes = [m for m in _DIMENSIONS.finditer(sentence) if re.search("[×x]", m.group())]
+    return [Span(m.group().strip(), "number", m.start()) for m in (*_QUANTITY.finditer(sentence), *sizes)]
 
 
 # Where something is, when no name says it: "above the sink", "by the roller door", "in the tea tent".
