@@ -50,7 +50,9 @@ async def test_a_yes_no_question_reaches_the_writer_with_its_choices(toolbox, st
         return {**reply, "answer": "yes"} if role == "writer" else reply
 
     model = ScriptedModel(answer_yes)
-    result = await research("Was Ada Lovelace born in 1815?", ResearchRuntime(model, toolbox, store, agent_settings()))
+    # a question no unit of the evidence states: the model chooses (a stated one is decided: test_yes_no.py)
+    runtime = ResearchRuntime(model, toolbox, store, agent_settings())
+    result = await research("Did Ada Lovelace ever visit Paris?", runtime)
     writer = [request for role, request in model.requests if role == "writer"][-1]
     assert writer.json_schema["properties"]["answer"]["enum"] == ["yes", "no", "not found"]
     assert "Candidates:\n- yes\n- no\n" in user_text(writer)

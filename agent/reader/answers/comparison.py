@@ -30,7 +30,8 @@ from ..document.text import normalise, without_disambiguation
 from ..language.words import DEATH, content_words, life_date, stem
 
 Order = Literal["earliest", "latest"]
-Rule = Literal["order", "count", "property", "shared"]  # "shared": shared_property.py
+# "shared": shared_property.py; "polarity": yes_no.py
+Rule = Literal["order", "count", "property", "shared", "polarity"]
 
 _EARLIEST = re.compile(r"\b(first|earlier|earliest|older|oldest|before)\b", re.IGNORECASE)
 _LATEST = re.compile(r"\b(later|latest|more recent(ly)?|most recent(ly)?|younger|youngest|newer|newest|last)\b",

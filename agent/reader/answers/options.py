@@ -17,6 +17,7 @@ from ..language.answer_form import YES_NO, answer_choices
 from .candidates import BRIDGE_W, Candidate, rank_candidates
 from .comparison import OptionChoice, choose_option
 from .shared_property import decide_shared
+from .yes_no import decide_polarity
 
 # Names offered to the follow-up decision. The rule takes the first whatever the count; an adapter trained for
 # the choice picks a name that leads on for 44 / 49 / 47 of 198 held-out train questions at 3 / 5 / 8 names.
@@ -52,7 +53,7 @@ def answer_options(question: str, sentences: list[EvidenceSentence], *, pool: in
     if choices is None:
         return AnswerOptions(None, None, rank_candidates(question, sentences, k=pool, bridges=bridges))
     if choices == YES_NO:
-        return AnswerOptions(choices, decide_shared(question, sentences), [])
+        return AnswerOptions(choices, decide_shared(question, sentences) or decide_polarity(question, sentences), [])
     decided = choose_option(question, choices, sentences)
     cited = [Candidate(decided.option, 0.0, decided.quote, 0, decided.url)] if decided is not None else []
     return AnswerOptions(choices, decided, cited)

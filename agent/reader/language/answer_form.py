@@ -59,6 +59,13 @@ def answer_choices(question: str) -> list[str] | None:
     return _bare_alternatives(words)
 
 
+def main_clause(question: str) -> str:
+    """A yes/no question without the clause that sets it up: "Now that the date has moved, is the fee still $8?" →
+    "is the fee still $8?"."""
+    text = " ".join(question.split())
+    return text.split(",", 1)[1].strip() if _LEAD_CLAUSE.match(text) else text
+
+
 def _bare_alternatives(words: list[str]) -> list[str] | None:
     """"A or B" where no comma marks the alternatives: the capitalised runs either side of the one "or"."""
     lowered = [w.lower() for w in words]
