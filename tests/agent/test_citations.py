@@ -161,3 +161,19 @@ def test_a_chain_links_through_a_place_titles_head_and_a_name_without_its_honori
                            [EvidenceSentence("Osbert Sitwell met Walter at Eton.", 0, "The Sitwells", url="local://a"),
                             EvidenceSentence("Sir Walter was educated at Harrow.", 1, "Other", url="local://b")])
     assert lone.of("local://b", "Sir Walter was educated at Harrow.").link is None
+
+
+def test_an_answer_covers_the_words_its_kind_answers():
+    """"At what pressure was the keg left to carbonate?" — "Keg fridge, 12 psi, leave 10 days to carbonate." never
+    says "pressure"; its answer "12 psi" is one (userdocs-b: three right answers held back under the gate). Pool
+    train held out: answers kept at the gate unchanged (31 of 32 right; wrong ones 111 of 167)."""
+    log = "Kegged: one 19 L corny. Keg fridge, 12 psi, leave 10 days to carbonate."
+    reader = RelevanceReader("At what pressure was the pale ale keg left to carbonate?",
+                             [EvidenceSentence(log, 0, "club-brew-log", url="local://log")])
+    plain = reader.of("local://log", log).score
+    assert reader.of_answer("12 psi", "local://log", log).score > plain
+    assert reader.of_answer("10 days", "local://log", log).score == plain  # a duration is no pressure
+    deadline = RelevanceReader("What's the deadline for paying the plot rent?",
+                               [EvidenceSentence("Rent is due on 29 September 2024.", 0, "AGM", url="local://agm")])
+    assert deadline.of_answer("29 September 2024", "local://agm", "Rent is due on 29 September 2024.").score > \
+        deadline.of("local://agm", "Rent is due on 29 September 2024.").score

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from .countries import country_mentions
-from .spans import AnswerKind, Span, name_spans
+from .spans import AnswerKind, Span, name_spans, spans_of
 
 ASKS_YEAR = re.compile(r"\b(what|which)\s+year\b", re.IGNORECASE)
 _YEAR_Q = re.compile(r"\b(when|(what|which) ((two|three|four) )?years?|what decade|which decade|what century|"
@@ -130,3 +130,30 @@ def kind_bonus(span: Span, kind: AnswerKind, asks_year: bool = False, measure: b
     if kind == "number" and (measure or unit):  # "what torque" is answered "40 Nm", not "40"
         return 0.5 if _UNIT_OR_CURRENCY.search(span.text) else 0.0
     return 0.0
+
+
+# What a span of each kind says by itself: "12 psi" is a pressure, "£45" a price, "29 September 2024" a date. An
+# answer of that kind covers these words of its question ("at what pressure …", "what's the deadline …").
+_UNIT_WORDS = (
+    (re.compile(r"[€£$¥]|\b(?:EUR|GBP|USD)\b"), ("price", "cost", "fee", "rent", "pay", "paid", "charge", "spent",
+                                                "spend", "amount", "money")),
+    (re.compile(r"\d\s?(?:psi|bar|kPa|Pa)\b"), ("pressure",)),
+    (re.compile(r"\d\s?(?:kg|g|mg|t|tonnes?|tons?|lbs?|oz)\b"), ("weight", "mass", "heavy", "weigh", "big", "much")),
+    (re.compile(r"\d\s?(?:mm|cm|km|m|ft|in)\b"), ("length", "size", "height", "width", "depth", "distance", "long",
+                                                 "tall", "wide", "deep", "far", "big", "large")),
+    (re.compile(r"\d\s?°[CF]"), ("temperature", "hot", "cold", "warm")),
+    (re.compile(r"\d\s?(?:ml|l|L|litres?|liters?)\b"), ("volume", "much", "capacity")),
+    (re.compile(r"\d\s?(?:days?|weeks?|months?|hours?|hrs?|minutes?|mins?)\b"), ("duration", "long", "period")),
+    (re.compile(r"\d\s?%"), ("percentage", "share", "rate", "threshold")),
+    (re.compile(r"\d\s?(?:V|mV|kV)\b"), ("voltage",)),
+    (re.compile(r"\d\s?(?:W|kW|kVA)\b"), ("power", "wattage")),
+)
+_DATE_WORDS = ("date", "day", "deadline", "year", "time")
+
+
+def words_answered(answer: str) -> frozenset[str]:
+    """The question words an answer span answers by its kind alone (to count as covered by the unit it stands in)."""
+    if any(s.kind == "date" and s.text == answer.strip() for s in spans_of(answer)):
+        return frozenset(_DATE_WORDS)
+    return frozenset(w for pattern, words in _UNIT_WORDS if pattern.search(answer) for w in words)
+

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 from ..document.evidence import EvidenceSentence
 from ..document.text import normalise, without_disambiguation
+from ..language.kinds import words_answered
 from ..language.open_questions import framing_words
 from ..language.spans import name_spans
 from ..language.words import content_words, stem
@@ -122,12 +123,13 @@ class RelevanceReader:
                 self._by_name.setdefault(name, []).append(i)
         self._index = {(u.url, u.text): i for i, u in enumerate(self.units)}
 
-    def of(self, url: str, text: str, title: str = "") -> Relevance:
+    def of(self, url: str, text: str, title: str = "", answered: frozenset[str] = frozenset()) -> Relevance:
         """How much of the question a unit (by its source and text) covers, on its own or through one link. A quote
-        that is no unit of the evidence (a finding's) is read with `title` as its context."""
+        that is no unit of the evidence (a finding's) is read with `title` as its context; `answered`: stems the
+        answer taken from it covers by its kind ("12 psi" a pressure)."""
         i = self._index.get((url, text))
         unit = self.units[i] if i is not None else EvidenceSentence(text, 0, title, url=url)
-        own = self._stems[i] if i is not None else unit_stems(unit)
+        own = (self._stems[i] if i is not None else unit_stems(unit)) | answered
         best = coverage(self.words, own)
         if best.score >= 0.999:
             return best
@@ -141,16 +143,18 @@ class RelevanceReader:
         return best
 
     def of_answer(self, text: str, url: str, quote: str) -> Relevance:
-        """A candidate's relevance: its quote's, or, for the subject of its own source ("Ada Lovelace" on the page
+        """A candidate's relevance: its quote's (with the words its kind answers: "at what pressure" is covered by
+        "12 psi", "what's the deadline" by a date), or, for the subject of its own source ("Ada Lovelace" on the page
         "Ada Lovelace", whose "She wrote the first published algorithm …" says what the question asks), the best
         of that source's units."""
-        best = self.of(url, quote)
+        answered = frozenset(stem(w) for w in words_answered(text))
+        best = self.of(url, quote, answered=answered)
         key = normalise(text)
         if not key or best.score >= 0.999:
             return best
         for unit in self.units:
             if unit.url == url and unit.text != quote and normalise(without_disambiguation(unit.title)) == key:
-                other = self.of(url, unit.text)
+                other = self.of(url, unit.text, answered=answered)
                 if other.score > best.score:
                     best = other
         return best
