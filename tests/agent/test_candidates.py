@@ -215,3 +215,14 @@ def test_a_units_capitalised_opening_word_is_no_name_when_the_evidence_writes_it
                       "03/06/24 OT New padlock on the main gate.", "Priya thinks the new padlock is fine.")
     names = {c.text for c in rank_candidates("Who changed the padlock?", units)}
     assert "New" not in names and "OT New" not in names and "Priya" in names
+
+
+def test_a_value_one_unit_calls_replaced_is_stale_where_another_states_it():
+    """"The code is 4721." (welcome pack) beat "New gate code 8390; the old 4721 no longer works." (later notes) for
+    "What's the current combination for the padlock on the main gate?" (userdocs-b). Pool train, 800 free-form
+    questions with simulated evidence: top-1 107 → 108."""
+    units = sentences("The main gate on Hollin Lane has a combination padlock: the code is 4721.",
+                      "Gate padlock changed on 3 June. New gate code 8390; the old 4721 no longer works.")
+    ranked = rank_candidates("What's the current combination for the padlock on the main gate?", units)
+    assert ranked[0].text == "8390"
+    assert next(c for c in ranked if c.text == "4721").features["stale"] == 1.0

@@ -179,6 +179,7 @@ def rank_candidates(question: str, sentences: Iterable[EvidenceSentence], k: int
     categories = source_categories(sentences) if type_words and w.get("category") else {}
     best: dict[str, Candidate] = {}
     dates: dict[str, tuple[int, int, int] | None] = {}  # when each candidate's unit was written (recency.py)
+    stale: set[str] = set()  # candidates some unit calls replaced
     nationality = kind == "name" and asks_nationality(question)
     lists = asks_several(question)
     common = common_words(sentences) if kind == "name" else frozenset()
@@ -236,6 +237,8 @@ def rank_candidates(question: str, sentences: Iterable[EvidenceSentence], k: int
             seen_here = sent.kind == "row" and (key, sent.url, sent.header) in tabled
             if sent.kind == "row":
                 tabled.add((key, sent.url, sent.header))
+            if features["stale"]:
+                stale.add(key)
             count = (old.count if old else 0) + (0 if seen_here else 1)
             if old is None or score > old.score:
                 best[key] = Candidate(span.text, score, sent.text, sent.source, sent.url, count, features)
@@ -244,6 +247,11 @@ def rank_candidates(question: str, sentences: Iterable[EvidenceSentence], k: int
                 old.count = count
     # A later note wins over a stale (or undated) one, among the candidates whose units say most of what the question
     # asks (a recent log line about something else is no newer answer); where no unit is dated, nothing changes.
+    # A value one unit says was replaced ("the old 4721 no longer works") is stale where another states it plainly.
+    for key in stale:
+        if not best[key].features["stale"]:
+            best[key].features["stale"] = 1.0
+            best[key].score += w.get("stale", 0.0)
     rival = {key for key, c in best.items() if c.features["relation"] >= RECENT_RELATION}
     latest = max((dates[key] for key in rival if dates.get(key)), default=None)
     for key, cand in best.items():

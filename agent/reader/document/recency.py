@@ -67,16 +67,18 @@ def corrects(text: str) -> bool:
     return CORRECTS.search(text) is not None
 
 
-_STALE_BEFORE = re.compile(r"\b(not|instead of|no longer|rather than|formerly|previously|was|from)\s+(?:\w+\s+)?$",
-                           re.IGNORECASE)
-_STALE_AFTER = re.compile(r"^\s*(?:->|→|=>|⟶)")
+_STALE_BEFORE = re.compile(r"\b(not|instead of|no longer|rather than|formerly|previously|was|from|old|former)\s+"
+                           r"(?:\w+\s+)?$", re.IGNORECASE)
+# "… 40 % -> 25 %", "the old 4721 no longer works", "6.5 bar is wrong"
+_STALE_AFTER = re.compile(r"^\s*(?:->|→|=>|⟶|no longer\b|(?:is|was) (?:no longer|wrong|incorrect|out of date|"
+                          r"replaced|superseded|withdrawn)\b)", re.IGNORECASE)
 
 
 def stale_value(unit: str, start: int, end: int, correcting: bool) -> bool:
     """The span is the value a change replaced: "max is 8 bar, not 6.5 bar", "threshold 40 % -> 25 %", "the fee
     was €25" in a unit that says it corrects ("from" and "was" count only there: "from 1990" dates a start)."""
     before = unit[max(0, start - 24):start]
-    if _STALE_AFTER.match(unit[end:end + 4]):
+    if _STALE_AFTER.match(unit[end:end + 24]):
         return True
     m = _STALE_BEFORE.search(before)
     return m is not None and (m.group(1).lower() not in ("was", "from") or correcting)
