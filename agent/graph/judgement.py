@@ -84,8 +84,9 @@ def render_not_found(state: ResearchState, reader: RelevanceReader, judged: Answ
     if queries:
         lines.append("Searched: " + "; ".join(f"“{q}”" for q in queries[:6]) + ".")
     if judged.candidate:
-        lines.append(f"Best guess held back: {judged.candidate} (confidence {judged.confidence:.2f}, "
-                     f"needed {judged.threshold:.2f}).")
+        why = f"its sentence is not about the question: it covers {judged.relevance:.2f} of it, needed {ABOUT:.2f}" \
+            if not judged.about else f"confidence {judged.confidence:.2f}, needed {judged.threshold:.2f}"
+        lines.append(f"Best guess held back: {judged.candidate} ({why}).")
     closest = reader.closest(CLOSEST_SOURCES)
     if closest:
         lines.append("Closest sources read (not an answer):")

@@ -51,6 +51,9 @@ async def test_replan_after_a_round_without_evidence(toolbox, store):
     # and the report says what it searched.
     assert result.status == "finished" and result.answer == "not found" and result.verified_citations == 0
     assert "Searched: " in result.report and "Best guess held back" in result.report
+    # held back for not being about the question, not for its confidence (the README's second example said
+    # "confidence 0.11, needed 0.06", which reads as if it had passed)
+    assert "its sentence is not about the question" in result.report and "needed 0.25" in result.report
     assert any(e.kind == "replan" for e in store.events(result.run_id))
 
 
