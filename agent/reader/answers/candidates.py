@@ -58,6 +58,8 @@ _NOT_PERSON = frozenset([
 ])
 _PLACE_CUE = frozenset({"in", "at", "near", "from", "of"})
 
+# A word written in lower case, hyphens and apostrophes kept ("drop-off"), not the tail of a longer token ("x-ray" in
+# "X-ray", "t" in "3t"): WORD would split "drop-off" and count "iPhone".
 _LOWER_WORD = re.compile(r"(?<![\w\-])([a-z][a-z'’\-]+)\b")
 _INITIALS = re.compile(r"[A-Z]{1,3}")
 

@@ -181,9 +181,9 @@ def _subjects(question: str) -> tuple[list[frozenset[str]], bool]:
 def speaks_of(question: str, text: str, title: str = "") -> bool:
     """Whether `text` (a quote) is itself about what `question` is about: it stands on that thing's own page (`title`
     "Ada Lovelace": its "She was born in 1815" speaks of her), or it names the thing — a name whole, or a word of an
-    unnamed topic — and does so in its opening words, where a sentence says what it
-    is about. "It was directed by Mike B. Anderson" on the page "The Secret War of Lisa Simpson" does not speak of
-    Lisa Simpson, nor does "The Port of San Francisco …" of "the University of California, San Francisco"."""
+    unnamed topic — in its opening words, where a sentence says what it is about. "It was directed by Mike B.
+    Anderson" on the page "The Secret War of Lisa Simpson" does not speak of Lisa Simpson, nor does "The Port of San
+    Francisco …" of "the University of California, San Francisco"."""
     subjects, named = _subjects(question)
     words = [stem(w) for w in content_words(text)]
     opening = set(words[:max(_OPENING_WORDS, int(_OPENING_SHARE * len(words)))])
