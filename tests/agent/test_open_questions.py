@@ -4,7 +4,8 @@ covers one by one. General English wording of every shape, both kinds."""
 from __future__ import annotations
 
 import pytest
-from deepresearch.agent.reader import question_kind, question_parts, speaks_of
+from deepresearch.agent.reader import EvidenceSentence, RelevanceReader, question_kind, question_parts, speaks_of
+from deepresearch.agent.reader.trust.relevance import question_words
 
 OPEN = [
     "What are the main differences between the Analytical Engine and the Difference Engine?",
@@ -139,6 +140,43 @@ STORE = "What are the pros and cons of shopping at a warehouse store?"
      "| T01 | Sky-Watcher Heritage 130P | 130 mm | 650 mm |", "Borrow a telescope", True),
     ("Summarise what happened to the observatory's roll-off roof in August 2024.",
      "The rain sensor now closes the roof earlier.", "Committee meeting", True),
+    # A part of the title is the subject's own page: the co-op's price list, the co-op's handbook.
+    ("List the chains the Spoke & Sprocket Co-op stocks and their prices.",
+     "| KMC X11-93 | chain | 11 | 5.65 mm | 116 | €24.50 | C2 |", "Spoke & Sprocket – parts we stock (member prices)",
+     True),
+    ("Summarise the safety rules in the co-op's volunteer handbook.",
+     "Safety first: eye protection when using the compressor, the bench grinder or brake cleaner.",
+     "Spoke & Sprocket Co-op – Volunteer Handbook", True),
+    # On a page of the co-op's, a quote must still say something the question asks beyond the co-op's name.
+    ("What are the pros and cons of becoming a member of the Spoke & Sprocket Co-op?",
+     "Parked until we see the insurance renewal.", "Spoke & Sprocket Co-op — members' meeting", False),
+    ("What are the pros and cons of becoming a member of the Spoke & Sprocket Co-op?",
+     "Annual membership fee agreed at €25 (students €10).", "Spoke & Sprocket Co-op — members' meeting", True),
+    # A part that is no subject of the question is no own page.
+    ("Summarise the safety rules in the co-op's volunteer handbook.", "Bring your own 12 V power tank.",
+     "ADAS Autumn Star Party 2024 – attendee guide", False),
+    ("Describe Lisa Simpson.", "It was directed by Mike B. Anderson.", "The Simpsons (season 8) – The Secret War",
+     False),
 ])
 def test_a_quote_speaks_of_what_the_question_is_about(question, text, title, speaks):
     assert speaks_of(question, text, title) is speaks
+
+
+def test_light_and_modal_verbs_frame_an_open_question_only():
+    units = [EvidenceSentence("Members get the first hour free.", 0, "Co-op")]
+    assert "becom" not in question_words("What are the pros and cons of becoming a member of the co-op?", units).weights
+    assert "must" not in question_words("List what the attendees must bring.", units).weights
+    assert "becom" in question_words("Who did the member become?", units).weights  # a factoid's words all count
+
+
+def test_closest_prefers_the_unit_that_says_it_itself():
+    """Of units that cover the question equally through their page's title, the one that says it in its opening words
+    comes first, not the page's first line."""
+    title = "Spoke & Sprocket Co-op — members' meeting"
+    units = [EvidenceSentence(t, 0, title, url="notes.md", position=i) for i, t in enumerate([
+        "Date: Thursday 14 March 2024. Present: Ines Barros, Tomasz Wierzbicki, Dele Adeyemi and 6 members",
+        "Annual membership fee agreed at €25 (students €10).",
+    ])]
+    reader = RelevanceReader("What are the pros and cons of becoming a member of the Spoke & Sprocket Co-op?", units)
+    [(unit, score)] = reader.closest(1)
+    assert unit.text.startswith("Annual membership fee") and score == 1.0

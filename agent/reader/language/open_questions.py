@@ -138,6 +138,8 @@ _FRAME_WORDS = frozenset(stem(w) for w in (
     "risks", "causes", "effects", "consequences", "implications", "characteristics", "features", "arguments",
     "reasons", "lessons", "steps", "stages", "factors", "uses", "applications", "examples", "properties",
     "functions", "principles", "components", "challenges", "problems", "criticisms", "goals",
+    # light and modal verbs: "the pros and cons of becoming a member", "what attendees must bring"
+    "become", "becoming", "get", "getting", "must", "should", "need", "needs",
 ))
 
 
@@ -151,6 +153,12 @@ def framing_words(question: str) -> frozenset[str]:
 # "Iodine-131 … discovered … at the University of California, Berkeley" is not about the university.
 _OPENING_WORDS = 8
 _OPENING_SHARE = 0.4
+
+
+def opening_stems(text: str) -> set[str]:
+    """The stems of a sentence's opening words (the first 8, or 40 %): where it says what it is about."""
+    words = [stem(w) for w in content_words(text)]
+    return set(words[:max(_OPENING_WORDS, int(_OPENING_SHARE * len(words)))])
 
 
 def _longest_names(text: str, opens_sentence: bool = True) -> list[frozenset[str]]:
@@ -178,6 +186,37 @@ def _subjects(question: str) -> tuple[list[frozenset[str]], bool]:
     return ([topic] if topic else []), False
 
 
+# Where a title joins its parts: "Spoke & Sprocket – parts we stock (member prices)", "Co-op – Volunteer Handbook".
+_TITLE_PARTS = re.compile(r"\s+[–—-]\s+|\s*[:|·(\[]\s*|\s*[)\]]\s*")
+
+
+def _title_parts(title: str) -> list[tuple[str, ...]]:
+    """The parts a title joins, each as its stems in order (the whole title first)."""
+    title = without_disambiguation(title)
+    parts = [title, *_TITLE_PARTS.split(title)] if _TITLE_PARTS.search(title) else [title]
+    return [p for t in parts if (p := tuple(stem(w) for w in content_words(t)))]
+
+
+def _own_page(question: str, text: str, title: str, subjects: list[frozenset[str]], named: bool) -> bool:
+    """Whether the quote stands on the page of what the question is about: every word of its title is the question's
+    and the title names a subject; or a part of the title does — a name the question gives whole, or by its leading
+    words ("Spoke & Sprocket" for "the Spoke & Sprocket Co-op"; not "The Simpsons" for Lisa Simpson) — and the quote
+    itself says something the question asks beyond that name: a page of the co-op's meeting is the co-op's, but
+    its "Parked until the insurance renewal" is not about membership."""
+    asked = {stem(w) for w in content_words(question)}
+    names = [tuple(stem(w) for w in content_words(s.text)) for s in name_spans(question[:1].lower() + question[1:])]
+    said = {stem(w) for w in content_words(text)}
+    for i, part in enumerate(_title_parts(title)):
+        if not set(part) <= asked or not any(set(part) & s for s in subjects):
+            continue
+        if named and not any(set(n) <= set(part) or len(part) >= 2 and n[:len(part)] == part for n in names if n):
+            continue
+        rest = asked - _FRAME_WORDS - set(part) - {w for n in names for w in n}
+        if i == 0 or not rest or rest & said:  # i == 0: the whole title
+            return True
+    return False
+
+
 def speaks_of(question: str, text: str, title: str = "") -> bool:
     """Whether `text` (a quote) is itself about what `question` is about: it stands on that thing's own page (`title`
     "Ada Lovelace": its "She was born in 1815" speaks of her), or it names the thing — a name whole, or a word of an
@@ -185,14 +224,12 @@ def speaks_of(question: str, text: str, title: str = "") -> bool:
     Anderson" on the page "The Secret War of Lisa Simpson" does not speak of Lisa Simpson, nor does "The Port of San
     Francisco …" of "the University of California, San Francisco"."""
     subjects, named = _subjects(question)
-    words = [stem(w) for w in content_words(text)]
-    opening = set(words[:max(_OPENING_WORDS, int(_OPENING_SHARE * len(words)))])
-    page = frozenset(stem(w) for w in content_words(without_disambiguation(title)))
-    # its own page: every word of the title is the question's, and it names what the question is about
-    if page and page <= {stem(w) for w in content_words(question)} and any(page & s for s in subjects):
+    words = {stem(w) for w in content_words(text)}
+    opening = opening_stems(text)
+    if _own_page(question, text, title, subjects, named):
         return True
     for subject in subjects:
-        covered = subject & set(words)
+        covered = subject & words
         if (covered == subject if named else covered) and covered & opening:
             return True
     return False

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from ..document.evidence import EvidenceSentence
 from ..document.text import normalise, without_disambiguation
 from ..language.kinds import words_answered
-from ..language.open_questions import framing_words
+from ..language.open_questions import framing_words, opening_stems
 from ..language.spans import name_spans
 from ..language.words import content_words, stem
 
@@ -162,9 +162,12 @@ class RelevanceReader:
     def closest(self, k: int = 3) -> list[tuple[EvidenceSentence, float]]:
         """The k units that cover the most of the question on their own, one per source: what came closest."""
         scores = [coverage(self.words, st).score for st in self._stems]
+        # Of equal ones, the unit that says it itself, in its opening words, not through its page's title ("Members
+        # get the first hour free" before the meeting's "Present: …" line on the page "… members' meeting"); then the
+        # unit read first (a page's lead before its later sentences).
+        said = [sum(w for t, w in self.words.weights.items() if t in opening_stems(u.text)) for u in self.units]
         out: list[tuple[EvidenceSentence, float]] = []
-        # the best score first, and of equal ones the unit read first (a page's lead before its later sentences)
-        for i in sorted(range(len(scores)), key=lambda i: (-scores[i], i)):
+        for i in sorted(range(len(scores)), key=lambda i: (-scores[i], -said[i], i)):
             score = scores[i]
             if score <= 0 or any(u.url == self.units[i].url for u, _ in out):
                 continue
