@@ -4,6 +4,7 @@ covers one by one. General English wording of every shape, both kinds."""
 from __future__ import annotations
 
 import pytest
+
 from deepresearch.agent.reader import EvidenceSentence, RelevanceReader, question_kind, question_parts, speaks_of
 from deepresearch.agent.reader.trust.relevance import question_words
 
@@ -152,6 +153,11 @@ STORE = "What are the pros and cons of shopping at a warehouse store?"
      "Parked until we see the insurance renewal.", "Spoke & Sprocket Co-op — members' meeting", False),
     ("What are the pros and cons of becoming a member of the Spoke & Sprocket Co-op?",
      "Annual membership fee agreed at €25 (students €10).", "Spoke & Sprocket Co-op — members' meeting", True),
+    # Named in its opening words, but saying nothing the question asks of it.
+    ("What are the pros and cons of becoming a member of the Spoke & Sprocket Co-op?",
+     "SPOKE & SPROCKET CO-OP -- WORKSHOP LOG 2024 one line per event.", "workshop-log", False),
+    ("What are the pros and cons of becoming a member of the Spoke & Sprocket Co-op?",
+     "The Spoke & Sprocket Co-op gives members the first hour of stand time free.", "Notes", True),
     # A part that is no subject of the question is no own page.
     ("Summarise the safety rules in the co-op's volunteer handbook.", "Bring your own 12 V power tank.",
      "ADAS Autumn Star Party 2024 – attendee guide", False),

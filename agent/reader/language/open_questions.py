@@ -172,19 +172,23 @@ def _longest_names(text: str, opens_sentence: bool = True) -> list[frozenset[str
     return list(dict.fromkeys(n for s in longest if (n := frozenset(stem(w) for w in content_words(s.text)))))
 
 
-def _subjects(question: str) -> tuple[list[frozenset[str]], bool]:
+SubjectKind = Literal["parts", "names", "topic"]
+_WH_STEMS = frozenset({"what", "which", "who", "how", "why"})
+
+
+def _subjects(question: str) -> tuple[list[frozenset[str]], SubjectKind]:
     """What an open question is about, each as its stems: the things it covers one by one (a thing's name when it
     gives one: "the loan telescopes T01" is T01), else the names it gives, else its topic (its words that are no
-    request's frame); and whether they are names, which a quote must give whole."""
+    request's frame); and which of the three they are (parts and names a quote must give whole)."""
     stems_of = lambda text: frozenset(stem(w) for w in content_words(text)) - _FRAME_WORDS  # noqa: E731
     parts = [frozenset().union(*names) if (names := _longest_names(p, opens_sentence=False)) else stems_of(p)
              for p in question_parts(question)]
     if parts := [p for p in parts if p]:
-        return parts, True
+        return parts, "parts"
     if names := _longest_names(question):
-        return names, True
-    topic = stems_of(question) - {"what", "which", "who", "how", "why"}
-    return ([topic] if topic else []), False
+        return names, "names"
+    topic = stems_of(question) - _WH_STEMS
+    return ([topic] if topic else []), "topic"
 
 
 # Where a title joins its parts: "Spoke & Sprocket – parts we stock (member prices)", "Co-op – Volunteer Handbook".
@@ -198,15 +202,14 @@ def _title_parts(title: str) -> list[tuple[str, ...]]:
     return [p for t in parts if (p := tuple(stem(w) for w in content_words(t)))]
 
 
-def _own_page(question: str, text: str, title: str, subjects: list[frozenset[str]], named: bool) -> bool:
+def _own_page(question: str, said: set[str], title: str, subjects: list[frozenset[str]], named: bool) -> bool:
     """Whether the quote stands on the page of what the question is about: every word of its title is the question's
     and the title names a subject; or a part of the title does — a name the question gives whole, or by its leading
     words ("Spoke & Sprocket" for "the Spoke & Sprocket Co-op"; not "The Simpsons" for Lisa Simpson) — and the quote
     itself says something the question asks beyond that name: a page of the co-op's meeting is the co-op's, but
     its "Parked until the insurance renewal" is not about membership."""
     asked = {stem(w) for w in content_words(question)}
-    names = [tuple(stem(w) for w in content_words(s.text)) for s in name_spans(question[:1].lower() + question[1:])]
-    said = {stem(w) for w in content_words(text)}
+    names = _names_in_order(question)
     for i, part in enumerate(_title_parts(title)):
         if not set(part) <= asked or not any(set(part) & s for s in subjects):
             continue
@@ -218,17 +221,30 @@ def _own_page(question: str, text: str, title: str, subjects: list[frozenset[str
     return False
 
 
+def _names_in_order(question: str) -> list[tuple[str, ...]]:
+    """The names a question gives, each as its stems in order."""
+    return [tuple(stem(w) for w in content_words(s.text)) for s in name_spans(question[:1].lower() + question[1:])]
+
+
 def speaks_of(question: str, text: str, title: str = "") -> bool:
     """Whether `text` (a quote) is itself about what `question` is about: it stands on that thing's own page (`title`
     "Ada Lovelace": its "She was born in 1815" speaks of her), or it names the thing — a name whole, or a word of an
     unnamed topic — in its opening words, where a sentence says what it is about. "It was directed by Mike B.
     Anderson" on the page "The Secret War of Lisa Simpson" does not speak of Lisa Simpson, nor does "The Port of San
     Francisco …" of "the University of California, San Francisco"."""
-    subjects, named = _subjects(question)
+    subjects, kind = _subjects(question)
+    named = kind != "topic"
     words = {stem(w) for w in content_words(text)}
-    opening = opening_stems(text)
-    if _own_page(question, text, title, subjects, named):
+    if _own_page(question, words, title, subjects, named):
         return True
+    # Naming what the question is about is not enough when the question asks something of it: "SPOKE & SPROCKET
+    # CO-OP -- WORKSHOP LOG 2024 …" is no pro or con of membership. (A compared thing's own lines are what a
+    # comparison wants: no such demand.)
+    beyond = {stem(w) for w in content_words(question)} - _FRAME_WORDS - _WH_STEMS - \
+        {w for n in _names_in_order(question) for w in n}
+    if kind == "names" and beyond and not beyond & words:
+        return False
+    opening = opening_stems(text)
     for subject in subjects:
         covered = subject & words
         if (covered == subject if named else covered) and covered & opening:
