@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from deepresearch.agent.graph.citations import check_citation, unsupported_terms
 from deepresearch.agent.graph.state import Finding
-from deepresearch.agent.reader import EvidenceSentence, RelevanceReader
+from deepresearch.agent.reader import ABOUT, EvidenceSentence, RelevanceReader
 
 BEHN = "The City Heiress is a play by Aphra Behn produced in 1682."
 SOURCE = f"The City Heiress, or Sir Timothy Treat-all is a Restoration comedy. {BEHN} It was a success."
@@ -177,3 +177,26 @@ def test_an_answer_covers_the_words_its_kind_answers():
                                [EvidenceSentence("Rent is due on 29 September 2024.", 0, "AGM", url="local://agm")])
     assert deadline.of_answer("29 September 2024", "local://agm", "Rent is due on 29 September 2024.").score > \
         deadline.of("local://agm", "Rent is due on 29 September 2024.").score
+
+
+def test_a_table_row_is_about_the_question_only_when_its_cells_name_what_it_asks_about():
+    """A row is about one thing: the crank bolts' torque row does not answer a question about pedals because the table
+    is the handbook's torque table; the pedals' row does, and a row named by a chain's first unit does too."""
+    header = ("Fastener", "Torque", "Tool")
+    rows = [EvidenceSentence("| Hollowtech II crank pinch bolts | 12 Nm | TW-5.2 |", 0, "Volunteer Handbook", url="h",
+                             kind="row", header=header),
+            EvidenceSentence("| Pedals | 35 Nm | TW-6.2 |", 0, "Volunteer Handbook", url="h", kind="row",
+                             header=header, position=1)]
+    question = "What torque does the volunteer handbook give for pedals?"
+    assert RelevanceReader(question, rows[:1]).of("h", rows[0].text).score == 0.0
+    assert RelevanceReader(question, rows).of("h", rows[1].text).score >= ABOUT
+    # the last hop: the row of the telescope the first unit names
+    scope = ("ID", "Telescope", "Weight")
+    units = [EvidenceSentence("T03 (Sky-Watcher Skyliner 200P) is away for repair of its finder bracket.", 0,
+                              "Loan status", url="s"),
+             EvidenceSentence("| T03 | Sky-Watcher Skyliner 200P | 24.5 kg |", 1, "Borrow a telescope", url="b",
+                              kind="row", header=scope)]
+    reader = RelevanceReader("What is the weight of the loan telescope that is away for repair of its finder bracket?",
+                             units)
+    linked = reader.of("b", units[1].text)
+    assert linked.score >= ABOUT and linked.link is units[0]

@@ -102,6 +102,11 @@ def _names(sent: EvidenceSentence) -> dict[str, str]:
     return found
 
 
+def _cell_stems(sent: EvidenceSentence) -> set[str]:
+    """The words of a row's own cells."""
+    return {stem(w) for w in content_words(sent.text)}
+
+
 def texts_about(question: str, texts: Sequence[str], least: float) -> list[str]:
     """The texts (recalled notes, say) that cover at least `least` of the question, one of its names among it."""
     units = [EvidenceSentence(t, i) for i, t in enumerate(texts)]
@@ -122,6 +127,12 @@ class RelevanceReader:
             for name in names:
                 self._by_name.setdefault(name, []).append(i)
         self._index = {(u.url, u.text): i for i, u in enumerate(self.units)}
+        # A table row is about one thing, named in its cells; a row whose cells hold no word of the question (only its
+        # column names and its page's title do) is about the question only through a chain to a unit that names
+        # what is in those cells ("the loan telescope away for repair" is T03): the torque row of the crank bolts
+        # does not answer a question about pedals because the table is the handbook's torque table.
+        self._anonymous = {i for i, u in enumerate(self.units) if u.kind == "row"
+                           and not _cell_stems(u) & set(self.words.weights)}
 
     def of(self, url: str, text: str, title: str = "", answered: frozenset[str] = frozenset()) -> Relevance:
         """How much of the question a unit (by its source and text) covers, on its own or through one link. A quote
@@ -130,10 +141,14 @@ class RelevanceReader:
         i = self._index.get((url, text))
         unit = self.units[i] if i is not None else EvidenceSentence(text, 0, title, url=url)
         own = (self._stems[i] if i is not None else unit_stems(unit)) | answered
-        best = coverage(self.words, own)
+        anonymous = i in self._anonymous
+        best = Relevance(0.0, False) if anonymous else coverage(self.words, own)
         if best.score >= 0.999:
             return best
-        for name in self._names[i] if i is not None else _names(unit):
+        names = self._names[i] if i is not None else _names(unit)
+        if anonymous:  # linked only by what its cells name, not by its page's title
+            names = {k: v for k, v in names.items() if k in {normalise(s.text) for s in name_spans(unit.text)}}
+        for name in names:
             for j in self._by_name.get(name, ()):
                 if self.units[j].url == url:
                     continue
