@@ -4,7 +4,6 @@ covers one by one. General English wording of every shape, both kinds."""
 from __future__ import annotations
 
 import pytest
-
 from deepresearch.agent.reader import EvidenceSentence, RelevanceReader, question_kind, question_parts, speaks_of
 from deepresearch.agent.reader.trust.relevance import question_words
 
