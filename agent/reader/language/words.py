@@ -11,11 +11,27 @@ def content_words(text: str) -> list[str]:
 
 
 _SUFFIXES = ("ing", "ed", "es", "s")
+# Irregular past forms, so "who found out" meets "PN found", "bought" meets "buy": the common verbs whose past is
+# no suffix of their present (forms that are also nouns or names, "saw", "left", "led", "met", "spoke", "fell", "sat", are left alone).
+_IRREGULAR = {
+    past: verb for verb, forms in {
+        "find": "found", "buy": "bought", "pay": "paid", "bring": "brought", "take": "took taken", "give": "gave given",
+        "go": "went gone", "make": "made", "win": "won", "hold": "held", "sell": "sold", "tell": "told",
+        "write": "wrote written", "begin": "began begun", "choose": "chose chosen", "break": "broke broken",
+        "spend": "spent", "send": "sent", "build": "built", "keep": "kept", "think": "thought",
+        "teach": "taught", "catch": "caught", "fight": "fought", "sing": "sang sung", "drive": "drove driven",
+        "ride": "rode ridden", "grow": "grew grown", "know": "knew known", "throw": "threw thrown",
+        "fly": "flew flown", "eat": "ate eaten", "fall": "fallen", "forget": "forgot forgotten",
+        "stand": "stood", "become": "became", "come": "came", "run": "ran", "lose": "lost",
+        "speak": "spoken", "steal": "stole stolen", "swim": "swam swum", "wear": "wore worn",
+    }.items() for past in forms.split()
+}
 
 
 def stem(word: str) -> str:
-    """A crude stem, enough to match "died" with "die" and "founded" with "founder": drop one common
-    suffix, keep at most 5 letters."""
+    """A crude stem, enough to match "died" with "die" and "founded" with "founder": an irregular past read as its
+    verb ("bought" → buy), else drop one common suffix; keep at most 5 letters."""
+    word = _IRREGULAR.get(word, word)
     for suffix in _SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             word = word[: -len(suffix)]
