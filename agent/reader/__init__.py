@@ -3,8 +3,9 @@ standard library only (no model, no tools, no graph: tests/agent/test_architectu
 the trainer and the evals import it from here, this face.
 
 - document/: how a document is read — read_units (its structure: sentences, table rows with their header, items,
-  fields, headings), split_sentences / normalise / locate / quote_supported / best_sentences (units as text, and
-  quotes), EvidenceSentence (a unit with where it stands), when a unit was written (recency)
+  fields, headings), is_masthead (a document's title line), split_sentences / normalise / locate / quote_supported /
+  best_sentences (units as text, and quotes), EvidenceSentence (a unit with where it stands), when a unit was
+  written (recency)
 - language/: the words — spans of each kind (Span), what a question asks for (answer_kind), answer_choices (its
   form: yes/no, "A or B"), stems
 - answers/: answer_options(question, sentences, pool=, bridges=) — the writer's choices, the one the evidence
@@ -35,7 +36,7 @@ from .answers.options import BRIDGE_OPTIONS, AnswerOptions, answer_options, brid
 from .answers.structure import labelled_spans
 from .document.evidence import EvidenceSentence
 from .document.text import best_sentences, locate, normalise, quote_supported, split_sentences
-from .document.units import Unit, read_units
+from .document.units import Unit, is_masthead, read_units
 from .language.answer_form import NOT_FOUND, YES_NO, answer_choices
 from .language.kinds import answer_kind
 from .language.open_questions import QuestionKind, question_kind, question_parts, speaks_of
@@ -47,7 +48,8 @@ __all__ = [
     "ANSWER_ROLE", "BRIDGE_OPTIONS", "BRIDGE_ROLE", "BRIDGE_TEMPLATE", "EMPTY_LIKELIHOOD", "LIKELIHOOD_WEIGHT",
     "NOT_FOUND", "TEMPLATE", "TEMPLATE_VERSION", "YES_NO", "AnswerOptions", "Candidate", "EvidenceSentence",
     "answer_choices", "answer_options", "best_sentences", "bridge_options", "locate", "normalise", "quote_supported",
-    "split_sentences", "read_units", "Unit", "ABOUT", "answer_confidence", "Relevance", "RelevanceReader",
+    "split_sentences", "read_units", "Unit", "is_masthead", "ABOUT", "answer_confidence", "Relevance",
+    "RelevanceReader",
     "texts_about", "FEATURE_WEIGHTS", "QuestionKind", "question_kind", "question_parts", "speaks_of", "Span",
     "labelled_spans", "answer_kind",
 ]

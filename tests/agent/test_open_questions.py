@@ -4,7 +4,16 @@ covers one by one. General English wording of every shape, both kinds."""
 from __future__ import annotations
 
 import pytest
-from deepresearch.agent.reader import EvidenceSentence, RelevanceReader, question_kind, question_parts, speaks_of
+from deepresearch.agent.graph.report.relevance import FindingRelevance
+from deepresearch.agent.graph.state import Finding
+from deepresearch.agent.reader import (
+    EvidenceSentence,
+    RelevanceReader,
+    is_masthead,
+    question_kind,
+    question_parts,
+    speaks_of,
+)
 from deepresearch.agent.reader.trust.relevance import question_words
 
 OPEN = [
@@ -184,3 +193,30 @@ def test_closest_prefers_the_unit_that_says_it_itself():
     reader = RelevanceReader("What are the pros and cons of becoming a member of the Spoke & Sprocket Co-op?", units)
     [(unit, score)] = reader.closest(1)
     assert unit.text.startswith("Annual membership fee") and score == 1.0
+
+
+@pytest.mark.parametrize(("text", "masthead"), [
+    ("Hollin Lane Allotment Society · pack for new plot-holders · revised January 2024 · Jean Harker", True),
+    ("Volunteer Handbook · Revision 3 · 03/2024 · next review September 2024", True),
+    ("SPOKE & SPROCKET CO-OP -- WORKSHOP LOG 2024 one line per event.", True),
+    ("HOLLIN LANE ALLOTMENTS - SITE DIARY kept in the hut", True),
+    ("The University of California, Berkeley is a public research university.", False),
+    ("Members get the first hour free · for a year.", False),
+    ("1600 BC -- c. 1046 BC", False),
+    ("NASA - the agency - launched it.", False),
+])
+def test_a_documents_title_line_is_told_apart(text, masthead):
+    assert is_masthead(text) is masthead
+
+
+def test_a_documents_title_line_is_no_quote_of_a_report():
+    """It names the subject and holds the question's words, and says nothing."""
+    question = "Summarise the rules for new plot holders in the Hollin Lane Allotment Society's welcome pack."
+    title = "Hollin Lane Allotments – welcome pack for new plot-holders"
+    units = [EvidenceSentence(t, 0, title, url="w") for t in (
+        "Hollin Lane Allotment Society · pack for new plot-holders · revised January 2024 · Jean Harker",
+        "New plot holders must keep the plot cultivated; the rules of the Society say three quarters of it.")]
+    relevant = FindingRelevance(question, RelevanceReader(question, units), [])
+    found = [relevant(Finding(step_id=1, claim=u.text, quote=u.text, source="w", title=title, doc_id=None, start=-1,
+                              end=-1)) for u in units]
+    assert found == [False, True]

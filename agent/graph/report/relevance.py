@@ -7,12 +7,13 @@ relevance.py), or about its step's query when that query is itself about the que
 drew from elsewhere (a recalled note, an example) makes nothing relevant. And the quote must speak of what it is
 about itself, or stand on that thing's own page (`speaks_of`), not only on a page whose title names it: under
 "Describe Lisa Simpson", "It was directed by Mike B. Anderson" on the page "The Secret War of Lisa Simpson" is
-about an episode, not about her.
+about an episode, not about her. A document's title line ("Kettle & Mash Homebrew Club · entry pack, version 1 ·
+Feb.") names the subject and the question's words and says nothing: it is no quote.
 """
 
 from __future__ import annotations
 
-from deepresearch.agent.reader import ABOUT, RelevanceReader, speaks_of, texts_about
+from deepresearch.agent.reader import ABOUT, RelevanceReader, is_masthead, speaks_of, texts_about
 
 from ..state import Finding, PlanStep
 
@@ -27,6 +28,8 @@ class FindingRelevance:
 
     def __call__(self, finding: Finding) -> bool:
         source, quote, title = finding["source"], finding["quote"], finding["title"]
+        if is_masthead(quote):  # "Volunteer Handbook · Revision 3 · 03/2024": the document's title line says nothing
+            return False
         if self.reader.of(source, quote, title).score >= ABOUT and speaks_of(self.question, quote, title):
             return True
         query, step = self.steps.get(finding["step_id"], ("", None))

@@ -73,6 +73,19 @@ def _heading_like(line: str, next_line: str) -> bool:
                  or _ITEM.match(next_line) is not None))
 
 
+# A document's title line: fragments joined by middle dots ("Volunteer Handbook · Revision 3 · 03/2024"), or a title in
+# capitals before a dash ("SPOKE & SPROCKET CO-OP -- WORKSHOP LOG 2024").
+_MASTHEAD = re.compile(
+    r"^[^·]+(?:\s·\s[^·]+){2,}$"  # fragments joined by middle dots
+    r"|^[A-Z][A-Z&'’.\-]+\s+(?:[A-Z0-9&][A-Z0-9&'’.\-]*\s+)*[A-Z0-9][A-Z0-9&'’.\-]*\s+[-–—]{1,2}\s"  # CAPITALS -
+)
+
+
+def is_masthead(text: str) -> bool:
+    """Whether a unit is its document's title line (who, what, when of the document), which says nothing itself."""
+    return _MASTHEAD.match(text.strip()) is not None
+
+
 def read_units(text: str) -> list[Unit]:
     """The units of a document's text, in order."""
     lines = [line.rstrip() for line in text.replace("\r\n", "\n").split("\n")]

@@ -12,7 +12,8 @@ def content_words(text: str) -> list[str]:
 
 _SUFFIXES = ("ing", "ed", "es", "s")
 # Irregular past forms, so "who found out" meets "PN found", "bought" meets "buy": the common verbs whose past is
-# no suffix of their present (forms that are also nouns or names, "saw", "left", "led", "met", "spoke", "fell", "sat", are left alone).
+# no suffix of their present (forms that are also nouns or names, "saw", "left", "led", "met", "spoke", "fell", "sat",
+# are left alone).
 _IRREGULAR = {
     past: verb for verb, forms in {
         "find": "found", "buy": "bought", "pay": "paid", "bring": "brought", "take": "took taken", "give": "gave given",
