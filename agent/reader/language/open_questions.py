@@ -202,14 +202,14 @@ def _title_parts(title: str) -> list[tuple[str, ...]]:
     return [p for t in parts if (p := tuple(stem(w) for w in content_words(t)))]
 
 
-def _own_page(question: str, said: set[str], title: str, subjects: list[frozenset[str]], named: bool) -> bool:
+def _own_page(asked: set[str], names: list[tuple[str, ...]], said: set[str], title: str,
+              subjects: list[frozenset[str]], named: bool) -> bool:
     """Whether the quote stands on the page of what the question is about: every word of its title is the question's
     and the title names a subject; or a part of the title does — a name the question gives whole, or by its leading
     words ("Spoke & Sprocket" for "the Spoke & Sprocket Co-op"; not "The Simpsons" for Lisa Simpson) — and the quote
     itself says something the question asks beyond that name: a page of the co-op's meeting is the co-op's, but
-    its "Parked until the insurance renewal" is not about membership."""
-    asked = {stem(w) for w in content_words(question)}
-    names = _names_in_order(question)
+    its "Parked until the insurance renewal" is not about membership. `asked`: the question's stems, `names`: the
+    names it gives, `said`: the quote's stems."""
     for i, part in enumerate(_title_parts(title)):
         if not set(part) <= asked or not any(set(part) & s for s in subjects):
             continue
@@ -234,14 +234,14 @@ def speaks_of(question: str, text: str, title: str = "") -> bool:
     Francisco …" of "the University of California, San Francisco"."""
     subjects, kind = _subjects(question)
     named = kind != "topic"
+    asked, names = {stem(w) for w in content_words(question)}, _names_in_order(question)
     words = {stem(w) for w in content_words(text)}
-    if _own_page(question, words, title, subjects, named):
+    if _own_page(asked, names, words, title, subjects, named):
         return True
     # Naming what the question is about is not enough when the question asks something of it: "SPOKE & SPROCKET
     # CO-OP -- WORKSHOP LOG 2024 …" is no pro or con of membership. (A compared thing's own lines are what a
     # comparison wants: no such demand.)
-    beyond = {stem(w) for w in content_words(question)} - _FRAME_WORDS - _WH_STEMS - \
-        {w for n in _names_in_order(question) for w in n}
+    beyond = asked - _FRAME_WORDS - _WH_STEMS - {w for n in names for w in n}
     if kind == "names" and beyond and not beyond & words:
         return False
     opening = opening_stems(text)
