@@ -131,8 +131,9 @@ class RelevanceReader:
         # column names and its page's title do) is about the question only through a chain to a unit that names
         # what is in those cells ("the loan telescope away for repair" is T03): the torque row of the crank bolts
         # does not answer a question about pedals because the table is the handbook's torque table.
-        self._anonymous = {i for i, u in enumerate(self.units) if u.kind == "row"
-                           and not _cell_stems(u) & set(self.words.weights)}
+        # Such a row, with the names its cells give: the only names it links by.
+        self._anonymous = {i: {normalise(s.text) for s in name_spans(u.text)} for i, u in enumerate(self.units)
+                           if u.kind == "row" and not _cell_stems(u) & set(self.words.weights)}
 
     def of(self, url: str, text: str, title: str = "", answered: frozenset[str] = frozenset()) -> Relevance:
         """How much of the question a unit (by its source and text) covers, on its own or through one link. A quote
@@ -147,7 +148,7 @@ class RelevanceReader:
             return best
         names = self._names[i] if i is not None else _names(unit)
         if anonymous:  # linked only by what its cells name, not by its page's title
-            names = {k: v for k, v in names.items() if k in {normalise(s.text) for s in name_spans(unit.text)}}
+            names = {k: v for k, v in names.items() if k in self._anonymous[i]}
         for name in names:
             for j in self._by_name.get(name, ()):
                 if self.units[j].url == url:
@@ -174,13 +175,18 @@ class RelevanceReader:
                     best = other
         return best
 
+    def _opening_weight(self, unit: EvidenceSentence) -> float:
+        """The weight of the question's words a unit's opening words hold (its title and heading not counted)."""
+        opening = opening_stems(unit.text)
+        return sum(w for t, w in self.words.weights.items() if t in opening)
+
     def closest(self, k: int = 3) -> list[tuple[EvidenceSentence, float]]:
         """The k units that cover the most of the question on their own, one per source: what came closest."""
         scores = [coverage(self.words, st).score for st in self._stems]
         # Of equal ones, the unit that says it itself, in its opening words, not through its page's title ("Members
         # get the first hour free" before the meeting's "Present: …" line on the page "… members' meeting"); then the
         # unit read first (a page's lead before its later sentences).
-        said = [sum(w for t, w in self.words.weights.items() if t in opening_stems(u.text)) for u in self.units]
+        said = [self._opening_weight(u) for u in self.units]
         out: list[tuple[EvidenceSentence, float]] = []
         for i in sorted(range(len(scores)), key=lambda i: (-scores[i], -said[i], i)):
             score = scores[i]
