@@ -27,7 +27,7 @@ def read_sentences(sources: list[SourceRead], source_text: Callable[[str], str |
         if not text:
             continue
         out += [EvidenceSentence(u.text, src["rank"], src["title"], src["hop"], src["url"], position=i, kind=u.kind,
-                                 header=u.header, heading=u.heading, key=u.key)
+                                 header=u.header, heading=u.heading, key=u.key, front=u.front)
                 for i, u in enumerate(read_units(without_heading(text, src["title"])))]
     return out
 

@@ -8,7 +8,8 @@ drew from elsewhere (a recalled note, an example) makes nothing relevant. And th
 about itself, or stand on that thing's own page (`speaks_of`), not only on a page whose title names it: under
 "Describe Lisa Simpson", "It was directed by Mike B. Anderson" on the page "The Secret War of Lisa Simpson" is
 about an episode, not about her. A document's title line ("Kettle & Mash Homebrew Club · entry pack, version 1 ·
-Feb.") names the subject and the question's words and says nothing: it is no quote.
+Feb.") and a note's front matter ("**Present:** … + 6 members") name the subject and the question's words and say
+nothing: they are no quote.
 """
 
 from __future__ import annotations
@@ -28,7 +29,9 @@ class FindingRelevance:
 
     def __call__(self, finding: Finding) -> bool:
         source, quote, title = finding["source"], finding["quote"], finding["title"]
-        if is_masthead(quote):  # "Volunteer Handbook · Revision 3 · 03/2024": the document's title line says nothing
+        # The document's title line ("Volunteer Handbook · Revision 3 · 03/2024") and its front matter ("**Date:** …
+        # **Present:** …") say who, when and where of the document, nothing itself.
+        if is_masthead(quote) or self.reader.is_front_matter(source, quote):
             return False
         if self.reader.of(source, quote, title).score >= ABOUT and speaks_of(self.question, quote, title):
             return True

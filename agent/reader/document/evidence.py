@@ -22,3 +22,4 @@ class EvidenceSentence:
     header: tuple[str, ...] = ()
     heading: str = ""
     key: str = ""
+    front: bool = False  # a field of the document's front matter (units.py)

@@ -12,7 +12,7 @@ item or a short line with no closing punctuation (a heading) stands alone; lines
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 UnitKind = Literal["sentence", "row", "item", "field"]
@@ -42,6 +42,9 @@ class Unit:
     header: tuple[str, ...] = ()  # a table row: its columns' names, in order
     heading: str = ""  # the heading it stands under ("" at the top of the document)
     key: str = ""  # a "Key: value" line: its key
+    # A field of the document's front matter: the "Date: … / Where: … / Present: …" block above a note's first
+    # section, which says who, when and where of the document and nothing itself.
+    front: bool = False
 
     @property
     def cells(self) -> tuple[str, ...]:
@@ -86,13 +89,34 @@ def is_masthead(text: str) -> bool:
     return _MASTHEAD.match(text.strip()) is not None
 
 
+def _field_line(line: str) -> bool:
+    """`**Date:** Thursday 14 March 2024` or `Chair: Dorothy Akande`: a line that is one "Key: value" field."""
+    m = _FIELD.match(line.replace("**", "").replace("__", ""))
+    return m is not None and not _NOT_KEY & set(m.group(1).lower().split())
+
+
 def read_units(text: str) -> list[Unit]:
     """The units of a document's text, in order."""
+    return _with_front_matter(_read_units(text))
+
+
+def _with_front_matter(units: list[Unit]) -> list[Unit]:
+    """Mark the fields above a document's first section (a heading after the one its text opens under), when two or
+    more stand there: a meeting note's Date/Where/Present block. A sheet of fields with no section after them is
+    the document itself, not its front matter."""
+    first = next((i for i, u in enumerate(units) if u.heading != units[0].heading), None)
+    if first is None or sum(u.kind == "field" for u in units[:first]) < 2:
+        return units
+    return [replace(u, front=True) if i < first and u.kind == "field" else u for i, u in enumerate(units)]
+
+
+def _read_units(text: str) -> list[Unit]:
     lines = [line.rstrip() for line in text.replace("\r\n", "\n").split("\n")]
     units: list[Unit] = []
     heading, header, pending = "", (), ()  # pending: a lone header line whose rows come later ("date | time | ...")
     prose: list[str] = []
     item = [False]  # the prose being gathered opened with a list marker
+    fields = False  # the line before was a "Key: value" field
 
     def flush() -> None:
         if prose:
@@ -103,6 +127,7 @@ def read_units(text: str) -> list[Unit]:
     for i, raw in enumerate(lines):
         line = raw.strip()
         nxt = next((ln.strip() for ln in lines[i + 1:] if ln.strip()), "")
+        after_field, fields = fields, False
         if not line:
             flush()
             continue
@@ -128,6 +153,15 @@ def read_units(text: str) -> list[Unit]:
         if _STAMPED.match(line):
             flush()
             units.extend(_prose_units(line, heading, "sentence", whole=True))
+            continue
+        if _field_line(line) and (not prose or after_field or _CLOSED.search(prose[-1])):
+            # Each line of a "Key: value" block is its own field, though none ends with a full stop: read as one
+            # run, "**Date:** … **Where:** … **Present:** …" would be a field keyed "Date" holding them all.
+            flush()
+            prose.append(line)
+            fields = True
+            if not nxt[:1].islower():  # a value wrapped onto the next line continues it
+                flush()
             continue
         if not prose and _heading_like(line, nxt):
             heading = line

@@ -135,6 +135,11 @@ class RelevanceReader:
         self._anonymous = {i: {normalise(s.text) for s in name_spans(u.text)} for i, u in enumerate(self.units)
                            if u.kind == "row" and not _cell_stems(u) & set(self.words.weights)}
 
+    def is_front_matter(self, url: str, text: str) -> bool:
+        """Whether a quote is a field of its document's front matter ("**Present:** … + 6 members")."""
+        i = self._index.get((url, text))
+        return i is not None and self.units[i].front
+
     def of(self, url: str, text: str, title: str = "", answered: frozenset[str] = frozenset()) -> Relevance:
         """How much of the question a unit (by its source and text) covers, on its own or through one link. A quote
         that is no unit of the evidence (a finding's) is read with `title` as its context; `answered`: stems the
