@@ -11,6 +11,7 @@ def content_words(text: str) -> list[str]:
 
 
 _SUFFIXES = ("ing", "ed", "es", "s")
+_SIBILANT_ES = ("ses", "xes", "zes", "ches", "shes")
 # Irregular past forms, so "who found out" meets "PN found", "bought" meets "buy": the common verbs whose past is
 # no suffix of their present (forms that are also nouns or names, "saw", "left", "led", "met", "spoke", "fell", "sat",
 # are left alone).
@@ -30,16 +31,21 @@ _IRREGULAR = {
 
 
 def stem(word: str) -> str:
-    """A crude stem, enough to match "died" with "die" and "founded" with "founder": an irregular past read as its
-    verb ("bought" → buy), else drop one common suffix; keep at most 5 letters."""
+    """A crude stem, enough to match "died" with "die", "founded" with "founder" and "prices" with "price": an
+    irregular past read as its verb ("bought" → buy), else drop one common suffix ("-es" only after a hiss: "boxes",
+    not "notes") and a final "e"; keep at most 5 letters."""
     word = _IRREGULAR.get(word, word)
     for suffix in _SUFFIXES:
+        if suffix == "es" and not word.endswith(_SIBILANT_ES):
+            continue
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             word = word[: -len(suffix)]
             break
     else:
         if word.endswith("ed"):  # "died" → "die"
             word = word[:-1]
+    if word.endswith("e") and len(word) > 3:  # "note", "notes", "noted" meet
+        word = word[:-1]
     return word[:5]
 
 
