@@ -220,3 +220,19 @@ def test_a_documents_title_line_is_no_quote_of_a_report():
     found = [relevant(Finding(step_id=1, claim=u.text, quote=u.text, source="w", title=title, doc_id=None, start=-1,
                               end=-1)) for u in units]
     assert found == [False, True]
+
+
+def test_a_notes_front_matter_is_no_quote_of_a_report():
+    """"**Present:** … + 6 members" stands on the co-op's page and holds "members": it is who came, no pro or con."""
+    from deepresearch.agent.graph.reading import read_sentences
+
+    question = "What are the pros and cons of becoming a Spoke & Sprocket Co-op member?"
+    title = "Spoke & Sprocket Co-op — members' meeting"
+    text = (f"# {title}\n\n**Date:** Thursday 14 March 2024\n**Present:** Ines Barros, Rui Castro + 6 members\n\n"
+            "## 1. Membership fee\n- Members get 20 % off parts and free use of the tools.\n")
+    units = read_sentences([{"url": "m", "title": title, "rank": 0, "hop": False, "step_id": 1}], lambda u: text)
+    relevant = FindingRelevance(question, RelevanceReader(question, units), [])
+    found = {u.text: relevant(Finding(step_id=1, claim=u.text, quote=u.text, source="m", title=title, doc_id=None,
+                                      start=-1, end=-1)) for u in units}
+    assert found["**Present:** Ines Barros, Rui Castro + 6 members"] is False
+    assert found["- Members get 20 % off parts and free use of the tools."] is True

@@ -63,3 +63,36 @@ def test_log_lines_fields_items_and_headings():
     assert "2024-04-20 13:50 TW CORRECTION to 2024-03-09: max is 8 bar. Reset to 8 bar." in by_text  # one unit
     assert by_text["Volunteers arrive 15 minutes before opening."].heading == "2. Opening times"
     assert "2. Opening times" not in by_text
+
+
+def test_each_line_of_a_key_value_block_is_its_own_field_and_the_block_above_the_first_section_is_front_matter():
+    """None of the block's lines ends with a full stop; read as one run, "**Date:** … **Where:** … **Present:** …"
+    was a single field keyed "Date" holding the attendance list, and a report quoted it as a pro of membership."""
+    text = "\n".join([
+        "# Spoke & Sprocket Co-op — members' meeting",
+        "",
+        "**Date:** Thursday 14 March 2024, 19:30",
+        "**Where:** the workshop, Unit 4, Tanners Yard",
+        "**Present:** Ines Barros (weekday workshop lead), Rui Castro + 6 members",
+        "**Minutes:** Saoirse Flynn",
+        "",
+        "## 1. Membership fee",
+        "- Annual membership fee agreed at **€25** (students €10).",
+        "Chair: Dele Adeyemi",
+    ])
+    units = read_units(text)
+    fields = [u for u in units if u.kind == "field"]
+    assert [u.key for u in fields] == ["Date", "Where", "Present", "Minutes", "Chair"]
+    assert fields[2].text == "**Present:** Ines Barros (weekday workshop lead), Rui Castro + 6 members"
+    assert [u.front for u in fields] == [True, True, True, True, False]  # a field under a section is content
+    assert not any(u.front for u in units if u.kind != "field")
+
+
+def test_a_sheet_of_fields_is_the_document_not_its_front_matter():
+    units = read_units("# Kettle spec\nCapacity: 23 L\nElement: 2.5 kW\nPump: magnetic, 6 W")
+    assert [u.key for u in units] == ["Capacity", "Element", "Pump"] and not any(u.front for u in units)
+
+
+def test_a_field_value_wrapped_onto_the_next_line_continues_it():
+    units = read_units("Where: the workshop, Unit 4,\nin Tanners Yard\nWhen: Thursday 19:30")
+    assert [u.text for u in units] == ["Where: the workshop, Unit 4, in Tanners Yard", "When: Thursday 19:30"]

@@ -116,18 +116,17 @@ def _read_units(text: str) -> list[Unit]:
     heading, header, pending = "", (), ()  # pending: a lone header line whose rows come later ("date | time | ...")
     prose: list[str] = []
     item = [False]  # the prose being gathered opened with a list marker
-    fields = False  # the line before was a "Key: value" field
+    field = [False]  # the prose being gathered is a "Key: value" field
 
     def flush() -> None:
         if prose:
             units.extend(_prose_units(" ".join(prose), heading, "item" if item[0] else "sentence"))
             prose.clear()
-        item[0] = False
+        item[0] = field[0] = False
 
     for i, raw in enumerate(lines):
         line = raw.strip()
         nxt = next((ln.strip() for ln in lines[i + 1:] if ln.strip()), "")
-        after_field, fields = fields, False
         if not line:
             flush()
             continue
@@ -154,12 +153,12 @@ def _read_units(text: str) -> list[Unit]:
             flush()
             units.extend(_prose_units(line, heading, "sentence", whole=True))
             continue
-        if _field_line(line) and (not prose or after_field or _CLOSED.search(prose[-1])):
+        if _field_line(line) and (not prose or field[0] or _CLOSED.search(prose[-1])):
             # Each line of a "Key: value" block is its own field, though none ends with a full stop: read as one
             # run, "**Date:** … **Where:** … **Present:** …" would be a field keyed "Date" holding them all.
             flush()
             prose.append(line)
-            fields = True
+            field[0] = True
             if not nxt[:1].islower():  # a value wrapped onto the next line continues it
                 flush()
             continue
