@@ -14,6 +14,7 @@ from deepresearch.agent.reader import (
     question_parts,
     speaks_of,
 )
+from deepresearch.agent.reader.language.words import stem
 from deepresearch.agent.reader.trust.relevance import question_words
 
 OPEN = [
@@ -236,3 +237,11 @@ def test_a_notes_front_matter_is_no_quote_of_a_report():
                                       start=-1, end=-1)) for u in units}
     assert found["**Present:** Ines Barros, Rui Castro + 6 members"] is False
     assert found["- Members get 20 % off parts and free use of the tools."] is True
+
+
+def test_a_framing_word_is_a_word_not_a_stem():
+    """"contrast" and "controller" share a five-letter stem, as "compare" and "company" do: only the framing word is
+    left out of what a quote must cover."""
+    assert stem("controller") in question_words("Summarise the notes on the observatory's roof controller.", []).weights
+    assert stem("company") in question_words("Explain how a company pension works.", []).weights
+    assert stem("compare") not in question_words("Compare the Skyliner 200P and the FlexTube.", []).weights

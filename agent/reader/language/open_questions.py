@@ -128,7 +128,8 @@ def question_parts(question: str) -> list[str]:
 
 
 # Words that frame an open question rather than say what it is about: a sentence holding only these speaks of nothing.
-_FRAME_WORDS = frozenset(stem(w) for w in (
+# Matched as words, not stems: the stem of "contrast" is that of "controller", "compare" that of "company".
+_FRAME_WORDS = frozenset((
     *_OPEN_VERBS, "main", "key", "major", "difference", "differences", "similarity", "similarities", "pros", "cons",
     "advantages", "disadvantages", "benefits", "drawbacks", "history", "overview", "tell", "know", "give", "work",
     "works", "different", "like", "role", "impact", "significance", "ways", "way", "some", "kind", "kinds", "types",
@@ -145,9 +146,14 @@ _FRAME_WORDS = frozenset(stem(w) for w in (
 
 
 def framing_words(question: str) -> frozenset[str]:
-    """The stems of an open question that frame it ("list", "pros", "differences", "uses") rather than say what it
-    is about; none for a factoid question, whose every word may be what a quote must cover."""
-    return _FRAME_WORDS if question_kind(question) == "open" else frozenset()
+    """The stems of an open question's words that frame it ("list", "pros", "differences", "uses") rather than say
+    what it is about; none for a factoid question, whose every word may be what a quote must cover."""
+    return _frame_stems(question) if question_kind(question) == "open" else frozenset()
+
+
+def _frame_stems(text: str) -> frozenset[str]:
+    """The stems of `text`'s framing words."""
+    return frozenset(stem(w) for w in content_words(text) if w in _FRAME_WORDS)
 
 
 # A quote speaks of a thing when it names it in its opening words (its subject), not in passing at its end:
@@ -180,7 +186,8 @@ def _subjects(question: str) -> tuple[list[frozenset[str]], SubjectKind]:
     """What an open question is about, each as its stems: the things it covers one by one (a thing's name when it
     gives one: "the loan telescopes T01" is T01), else the names it gives, else its topic (its words that are no
     request's frame); and which of the three they are (parts and names a quote must give whole)."""
-    stems_of = lambda text: frozenset(stem(w) for w in content_words(text)) - _FRAME_WORDS  # noqa: E731
+    frame = _frame_stems(question)
+    stems_of = lambda text: frozenset(stem(w) for w in content_words(text)) - frame  # noqa: E731
     parts = [frozenset().union(*names) if (names := _longest_names(p, opens_sentence=False)) else stems_of(p)
              for p in question_parts(question)]
     if parts := [p for p in parts if p]:
@@ -202,20 +209,20 @@ def _title_parts(title: str) -> list[tuple[str, ...]]:
     return [p for t in parts if (p := tuple(stem(w) for w in content_words(t)))]
 
 
-def _own_page(asked: set[str], names: list[tuple[str, ...]], said: set[str], title: str,
+def _own_page(asked: set[str], frame: frozenset[str], names: list[tuple[str, ...]], said: set[str], title: str,
               subjects: list[frozenset[str]], named: bool) -> bool:
     """Whether the quote stands on the page of what the question is about: every word of its title is the question's
     and the title names a subject; or a part of the title does — a name the question gives whole, or by its leading
     words ("Spoke & Sprocket" for "the Spoke & Sprocket Co-op"; not "The Simpsons" for Lisa Simpson) — and the quote
     itself says something the question asks beyond that name: a page of the co-op's meeting is the co-op's, but
-    its "Parked until the insurance renewal" is not about membership. `asked`: the question's stems, `names`: the
-    names it gives, `said`: the quote's stems."""
+    its "Parked until the insurance renewal" is not about membership. `asked`: the question's stems, `frame`: its
+    framing words' stems, `names`: the names it gives, `said`: the quote's stems."""
     for i, part in enumerate(_title_parts(title)):
         if not set(part) <= asked or not any(set(part) & s for s in subjects):
             continue
         if named and not any(set(n) <= set(part) or len(part) >= 2 and n[:len(part)] == part for n in names if n):
             continue
-        rest = asked - _FRAME_WORDS - set(part) - {w for n in names for w in n}
+        rest = asked - frame - set(part) - {w for n in names for w in n}
         if i == 0 or not rest or rest & said:  # i == 0: the whole title
             return True
     return False
@@ -236,12 +243,13 @@ def speaks_of(question: str, text: str, title: str = "") -> bool:
     named = kind != "topic"
     asked, names = {stem(w) for w in content_words(question)}, _names_in_order(question)
     words = {stem(w) for w in content_words(text)}
-    if _own_page(asked, names, words, title, subjects, named):
+    frame = _frame_stems(question)
+    if _own_page(asked, frame, names, words, title, subjects, named):
         return True
     # Naming what the question is about is not enough when the question asks something of it: "SPOKE & SPROCKET
     # CO-OP -- WORKSHOP LOG 2024 …" is no pro or con of membership. (A compared thing's own lines are what a
     # comparison wants: no such demand.)
-    beyond = asked - _FRAME_WORDS - _WH_STEMS - {w for n in names for w in n}
+    beyond = asked - frame - _WH_STEMS - {w for n in names for w in n}
     if kind == "names" and beyond and not beyond & words:
         return False
     opening = opening_stems(text)
