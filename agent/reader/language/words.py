@@ -33,7 +33,8 @@ _IRREGULAR = {
 def stem(word: str) -> str:
     """A crude stem, enough to match "died" with "die", "founded" with "founder" and "prices" with "price": an
     irregular past read as its verb ("bought" → buy), else drop one common suffix ("-es" only after a hiss: "boxes",
-    not "notes") and a final "e"; keep at most 5 letters."""
+    not "notes"); keep at most 5 letters. (Dropping a final "e" too, so that "noted" meets "note", parted "large"
+    from "largest", cut to "large": userdocs-b's shed question lost its answer.)"""
     word = _IRREGULAR.get(word, word)
     for suffix in _SUFFIXES:
         if suffix == "es" and not word.endswith(_SIBILANT_ES):
@@ -44,8 +45,6 @@ def stem(word: str) -> str:
     else:
         if word.endswith("ed"):  # "died" → "die"
             word = word[:-1]
-    if word.endswith("e") and len(word) > 3:  # "note", "notes", "noted" meet
-        word = word[:-1]
     return word[:5]
 
 
