@@ -24,12 +24,3 @@ def test_the_forms_of_a_word_meet(forms):
 
 def test_different_words_stay_apart():
     assert len({stem(w) for w in ("note", "nothing", "rule", "roll", "price", "prize", "store", "story")}) == 8
-
-
-def test_a_persons_own_phrasing_and_particles_are_no_content_words():
-    """"how large can my shed be": a quote need not say "my" or "can"; "roll-off" gives no "off" to cover."""
-    from deepresearch.agent.reader.language.words import content_words
-
-    assert content_words("If I only have a half plot, how large can my shed be?") == ["half", "plot", "large", "shed"]
-    assert content_words("the roll-off roof") == ["roll", "roof"]
-    assert content_words("Will Smith moved to the US in May") == ["will", "smith", "moved", "us", "may"]

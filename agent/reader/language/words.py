@@ -5,20 +5,9 @@ from __future__ import annotations
 
 from .spans import STOP_WORDS, WORD
 
-# Words of a person's own phrasing ("If I only have a half plot, how large can my shed be?") and particles ("roll-off"
-# gives "off"): no quote need cover them, and rare in documents, they would weigh most. ("may", "will" and "us" are
-# left in: May, Will and the US are names.)
-_FUNCTION_WORDS = frozenset((
-    "i", "me", "my", "mine", "myself", "we", "our", "ours", "ourselves", "you", "your", "yours", "yourself", "him",
-    "them", "himself", "herself", "itself", "themselves", "can", "could", "should", "would", "shall", "might",
-    "must", "just", "now", "only", "very", "so", "too", "if", "because", "up", "down", "out", "off", "here", "once",
-    "again", "am", "d", "ll", "ve", "re", "m",
-))
-
 
 def content_words(text: str) -> list[str]:
-    return [w for w in (m.group().lower() for m in WORD.finditer(text))
-            if w not in STOP_WORDS and w not in _FUNCTION_WORDS and len(w) > 1]
+    return [w for w in (m.group().lower() for m in WORD.finditer(text)) if w not in STOP_WORDS and len(w) > 1]
 
 
 _SUFFIXES = ("ing", "ed", "es", "s")
