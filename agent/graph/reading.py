@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from deepresearch.agent.reader import EvidenceSentence, normalise, read_units
+from deepresearch.agent.reader import EvidenceSentence, evidence_units, normalise
 
 from .state import SourceRead
 
@@ -26,9 +26,7 @@ def read_sentences(sources: list[SourceRead], source_text: Callable[[str], str |
         text = source_text(src["url"])
         if not text:
             continue
-        out += [EvidenceSentence(u.text, src["rank"], src["title"], src["hop"], src["url"], position=i, kind=u.kind,
-                                 header=u.header, heading=u.heading, key=u.key, front=u.front)
-                for i, u in enumerate(read_units(without_heading(text, src["title"])))]
+        out += evidence_units(without_heading(text, src["title"]), src["rank"], src["title"], src["url"], src["hop"])
     return out
 
 

@@ -34,7 +34,7 @@ from .answers.likelihood import (
 )
 from .answers.options import BRIDGE_OPTIONS, AnswerOptions, answer_options, bridge_options
 from .answers.structure import labelled_spans
-from .document.evidence import EvidenceSentence
+from .document.evidence import EvidenceSentence, evidence_units
 from .document.text import best_sentences, locate, normalise, quote_supported, split_sentences
 from .document.units import Unit, is_masthead, read_units
 from .language.answer_form import NOT_FOUND, YES_NO, answer_choices
@@ -48,7 +48,7 @@ __all__ = [
     "ANSWER_ROLE", "BRIDGE_OPTIONS", "BRIDGE_ROLE", "BRIDGE_TEMPLATE", "EMPTY_LIKELIHOOD", "LIKELIHOOD_WEIGHT",
     "NOT_FOUND", "TEMPLATE", "TEMPLATE_VERSION", "YES_NO", "AnswerOptions", "Candidate", "EvidenceSentence",
     "answer_choices", "answer_options", "best_sentences", "bridge_options", "locate", "normalise", "quote_supported",
-    "split_sentences", "read_units", "Unit", "is_masthead", "ABOUT", "answer_confidence", "Relevance",
+    "split_sentences", "read_units", "evidence_units", "Unit", "is_masthead", "ABOUT", "answer_confidence", "Relevance",
     "RelevanceReader",
     "texts_about", "FEATURE_WEIGHTS", "QuestionKind", "question_kind", "question_parts", "speaks_of", "Span",
     "labelled_spans", "answer_kind",

@@ -15,7 +15,7 @@ import sqlite3
 from collections.abc import Collection
 from pathlib import Path
 
-from deepresearch.agent.reader import EvidenceSentence, answer_choices, bridge_options, split_sentences
+from deepresearch.agent.reader import EvidenceSentence, answer_choices, bridge_options, evidence_units
 from deepresearch.tools.index.query import fts_or_expression, query_terms
 
 SOURCES = 4
@@ -53,9 +53,9 @@ class SimulatedSearch:
 
     @staticmethod
     def sentences(docs: list[tuple[str, str, str]]) -> list[EvidenceSentence]:
-        """The sentences of a search's documents (the question's own: not a hop's), tagged with their rank."""
-        return [EvidenceSentence(s, r, title, url=doc_id, position=i)
-                for r, (doc_id, title, text) in enumerate(docs) for i, s in enumerate(split_sentences(text))]
+        """The reading units of a search's documents (the question's own: not a hop's), tagged with their rank:
+        table rows with their columns, fields with their keys, as the graph reads them."""
+        return [u for r, (doc_id, title, text) in enumerate(docs) for u in evidence_units(text, r, title, doc_id)]
 
     def evidence(self, question: str) -> tuple[list[EvidenceSentence], list[str]]:
         """The sentences of the question's search and of its bridge hop, and the bridge names."""
@@ -65,6 +65,5 @@ class SimulatedSearch:
         seen = {d[0] for d in docs}
         for r, (doc_id, title, text) in enumerate(self.search(bridges[0]) if bridges else []):
             if doc_id not in seen:
-                sents += [EvidenceSentence(s, r, title, hop=True, url=doc_id, position=i)
-                          for i, s in enumerate(split_sentences(text))]
+                sents += evidence_units(text, r, title, doc_id, hop=True)
         return sents, bridges

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .units import UnitKind
+from .units import UnitKind, read_units
 
 
 @dataclass(frozen=True)
@@ -23,3 +23,12 @@ class EvidenceSentence:
     heading: str = ""
     key: str = ""
     front: bool = False  # a field of the document's front matter (units.py)
+
+
+def evidence_units(text: str, rank: int, title: str, url: str, hop: bool = False) -> list[EvidenceSentence]:
+    """A document's reading units as evidence: each unit's text with where it stands (a row's columns, a field's key,
+    its heading). The graph reads what it fetched this way, and so does the trainer's simulated search, so an
+    adapter learns on the same units it answers from."""
+    return [EvidenceSentence(u.text, rank, title, hop, url, position=i, kind=u.kind, header=u.header,
+                             heading=u.heading, key=u.key, front=u.front)
+            for i, u in enumerate(read_units(text))]
