@@ -182,11 +182,10 @@ SubjectKind = Literal["parts", "names", "topic"]
 _WH_STEMS = frozenset({"what", "which", "who", "how", "why"})
 
 
-def _subjects(question: str) -> tuple[list[frozenset[str]], SubjectKind]:
+def _subjects(question: str, frame: frozenset[str]) -> tuple[list[frozenset[str]], SubjectKind]:
     """What an open question is about, each as its stems: the things it covers one by one (a thing's name when it
     gives one: "the loan telescopes T01" is T01), else the names it gives, else its topic (its words that are no
-    request's frame); and which of the three they are (parts and names a quote must give whole)."""
-    frame = _frame_stems(question)
+    request's frame: `frame`); and which of the three they are (parts and names a quote must give whole)."""
     stems_of = lambda text: frozenset(stem(w) for w in content_words(text)) - frame  # noqa: E731
     parts = [frozenset().union(*names) if (names := _longest_names(p, opens_sentence=False)) else stems_of(p)
              for p in question_parts(question)]
@@ -239,11 +238,11 @@ def speaks_of(question: str, text: str, title: str = "") -> bool:
     unnamed topic — in its opening words, where a sentence says what it is about. "It was directed by Mike B.
     Anderson" on the page "The Secret War of Lisa Simpson" does not speak of Lisa Simpson, nor does "The Port of San
     Francisco …" of "the University of California, San Francisco"."""
-    subjects, kind = _subjects(question)
+    frame = _frame_stems(question)
+    subjects, kind = _subjects(question, frame)
     named = kind != "topic"
     asked, names = {stem(w) for w in content_words(question)}, _names_in_order(question)
     words = {stem(w) for w in content_words(text)}
-    frame = _frame_stems(question)
     if _own_page(asked, frame, names, words, title, subjects, named):
         return True
     # Naming what the question is about is not enough when the question asks something of it: "SPOKE & SPROCKET

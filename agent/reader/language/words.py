@@ -33,8 +33,7 @@ _IRREGULAR = {
 def stem(word: str) -> str:
     """A crude stem, enough to match "died" with "die", "founded" with "founder" and "prices" with "price": an
     irregular past read as its verb ("bought" → buy), else drop one common suffix ("-es" only after a hiss: "boxes",
-    not "notes"); keep at most 5 letters. (Dropping a final "e" too, so that "noted" meets "note", parted "large"
-    from "largest", cut to "large": userdocs-b's shed question lost its answer.)"""
+    not "notes"); keep at most 5 letters. (A final "e" stays: dropped, "large" would miss "largest", cut to "large".)"""
     word = _IRREGULAR.get(word, word)
     for suffix in _SUFFIXES:
         if suffix == "es" and not word.endswith(_SIBILANT_ES):
