@@ -77,3 +77,25 @@ def test_a_log_lines_stamp_dates_what_it_records():
                 "2024-04-02 18:40 IB  Truing stand TS-2.3 base arrived; assembled at bench 3.\n"
                 "2024-04-06 10:20 TW  Torque wrench sent out for calibration.")
     assert top("On what date did the truing stand arrive?", log) == "2024-04-02"
+
+
+def test_a_date_keyed_field_does_not_answer_every_date_question():
+    # "On what date …": every date answers the word "date", so a "New dates:" or "Date:" line about something else is
+    # no better place for the answer than the unit that names what the question asks about.
+    notes = units("Harvest fair\nNew dates: 12–13 October 2024 (the hall was double-booked).\n\n"
+                  "Boiler\n- Service contract v4.2 (signed 2024-02-14): yearly visit in March.", title="club notes")
+    assert top("On what date was the boiler service contract v4.2 signed?", notes) == "2024-02-14"
+    meeting = units("**Date:** Monday 4 March 2024, 19:00\n\n## Library\nLoans\nPrices valid from April 2, 2024. "
+                    "Page kept by Ann.", title="meeting notes")
+    assert top("From what date are the library loan prices valid?", meeting) == "April 2, 2024"
+
+
+def test_the_year_inside_a_date_is_no_date_of_its_own():
+    # "2024" of "June 1, 2024" shares the full date's sentence and every other date's year, so it outranked the date.
+    notes = units("Jabs\nThe dog had her jab on March 3, 2023.\n\nOther\nWe moved house in 2023.", title="pets")
+    dates = [c.text for c in rank_candidates("On what date did the dog have her jab?", notes, k=5)]
+    assert dates[0] == "March 3, 2023" and "2023" in dates  # the year said alone is still a date
+    assert sum(c.text == "2023" and "jab" in c.quote for c in
+               rank_candidates("On what date did the dog have her jab?", notes[:2], k=5)) == 0
+    years = [c.text for c in rank_candidates("In what year did the dog have her jab?", notes[:2], k=5)]
+    assert "2023" in years

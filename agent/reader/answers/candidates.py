@@ -113,6 +113,7 @@ RECENT_RELATION = 0.25  # share of the question's relation words a unit must hol
 BRIDGE_W = {"about": 2.0, "relation": 0.5, "near": 1.5, "novel": 1.0, "source": 0.0, "kind": 1.0, "repeats": 0.2}
 
 
+_DATE_STEMS = frozenset(stem(w) for w in ("date", "dates", "year", "years", "time"))
 _WH_HEAD = re.compile(r"\b(?:what|which|whose)\s+((?:[\w'’\-]+\s+){0,3}[\w'’\-]+)", re.IGNORECASE)
 
 
@@ -167,6 +168,8 @@ def rank_candidates(question: str, sentences: Iterable[EvidenceSentence], k: int
     bridge_keys = {_norm(b) for b in bridges}
     entity, relation = question_terms(question)
     type_words = answer_type_words(question)
+    if kind == "date":  # "on what date …": every date answers the word, so a unit's "New dates:" says nothing
+        relation, type_words = relation - _DATE_STEMS, type_words - _DATE_STEMS
     asks_year = kind == "date" and ASKS_YEAR.search(question) is not None
     measure = kind == "number" and asks_measure(question)
     unit = kind == "number" and prefers_unit(question)
@@ -191,6 +194,8 @@ def rank_candidates(question: str, sentences: Iterable[EvidenceSentence], k: int
              if fits(s, kind, asks == "place", measure and not label)]  # a cell's unit may be in its column name
         if not spans:
             continue
+        if kind == "date" and not asks_year:  # "2024" of "June 1, 2024" is no date of its own unless a year is asked
+            spans = _whole_dates(spans)
         around = context_stems(sent)  # a row's column names and the unit's heading
         written = written_on(sent)
         correcting = corrects(sent.text)
@@ -309,6 +314,13 @@ def linked_titles(sentences: list[EvidenceSentence], entity: set[str]) -> set[st
             continue
         named |= {key for span in name_spans(sent.text) if (key := _norm(span.text)) in titles}
     return named
+
+
+def _whole_dates(spans: list[tuple[Span, str]]) -> list[tuple[Span, str]]:
+    """The spans less the dates that stand inside a longer date of the same unit."""
+    dates = [(s.start, s.start + len(s.text)) for s, _ in spans if s.kind == "date"]
+    return [(s, label) for s, label in spans if s.kind != "date" or not any(
+        a <= s.start and s.start + len(s.text) <= b and b - a > len(s.text) for a, b in dates)]
 
 
 def _shape(sentence: str, span: Span, asks: str | None) -> float:
