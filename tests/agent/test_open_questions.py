@@ -245,3 +245,22 @@ def test_a_framing_word_is_a_word_not_a_stem():
     assert stem("controller") in question_words("Summarise the notes on the observatory's roof controller.", []).weights
     assert stem("company") in question_words("Explain how a company pension works.", []).weights
     assert stem("compare") not in question_words("Compare the Skyliner 200P and the FlexTube.", []).weights
+
+
+def test_the_particle_of_a_compound_is_no_question_word():
+    """"roll-off roof" asks nothing about turning anything "off": an instruction on the roof's own page that only
+    shares "off" with the question is no quote of what happened to the roof."""
+    from deepresearch.agent.reader.language.words import content_words
+
+    assert content_words("the roll-off roof, a sign-up sheet") == ["roll", "roof", "sign", "sheet"]
+    assert content_words("turn it off") == ["turn", "off"]
+    question = "Summarise what happened to the observatory's roll-off roof in August 2024."
+    roof = [EvidenceSentence(t, 0, "Roll-off roof – notes", url="r", heading="If the roof sticks")
+            for t in ("Turn the isolator off.", "The motor runs on 24 V.")]
+    news = [EvidenceSentence(t, 1, "Club news", url="n") for t in (
+        "The roof was resealed in August 2024.", "The roof leaked in June.", "The shed roof is felt.")]
+    relevant = FindingRelevance(question, RelevanceReader(question, roof + news), [])
+    found = {u.text: relevant(Finding(step_id=1, claim=u.text, quote=u.text, source=u.url, title=u.title, doc_id=None,
+                                      start=-1, end=-1)) for u in roof + news}
+    assert found["Turn the isolator off."] is False
+    assert found["The roof was resealed in August 2024."] is True

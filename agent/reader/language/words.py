@@ -5,9 +5,14 @@ from __future__ import annotations
 
 from .spans import STOP_WORDS, WORD
 
+# The particle of a hyphenated compound ("roll-off", "sign-up", "print-out") says nothing of its own: "roll-off roof"
+# is no question about turning something "off".
+_PARTICLES = frozenset({"off", "up", "out", "down", "over", "back", "away"})
+
 
 def content_words(text: str) -> list[str]:
-    return [w for w in (m.group().lower() for m in WORD.finditer(text)) if w not in STOP_WORDS and len(w) > 1]
+    return [w for m in WORD.finditer(text) if (w := m.group().lower()) not in STOP_WORDS and len(w) > 1
+            and not (w in _PARTICLES and m.start() > 0 and text[m.start() - 1] == "-")]
 
 
 _SUFFIXES = ("ing", "ed", "es", "s")
