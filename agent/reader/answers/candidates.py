@@ -39,6 +39,7 @@ from ..language.kinds import (
 )
 from ..language.spans import GENERIC_NAMES, STOP_WORDS, WORD, AnswerKind, Span, name_spans
 from ..language.words import BIRTH, DEATH, content_words, life_date, stem
+from .name_edges import common_words, opening_common_word
 from .structure import asked_words, context_stems, label_match, labelled_spans
 
 _WHO = re.compile(r"^\s*(who|whom|whose)\b|\b(who|whom)\s+(is|was|were|are|did|does|has|had)\b|\bwhat (actor|actress|"
@@ -57,28 +58,6 @@ _NOT_PERSON = frozenset([
     "records", "magazine", "newspaper", "network", "channel", "radio", "television", "tv"
 ])
 _PLACE_CUE = frozenset({"in", "at", "near", "from", "of"})
-
-# A word written in lower case, hyphens and apostrophes kept ("drop-off"), not the tail of a longer token ("x-ray" in
-# "X-ray", "t" in "3t"): WORD would split "drop-off" and count "iPhone".
-_LOWER_WORD = re.compile(r"(?<![\w\-])([a-z][a-z'’\-]+)\b")
-_INITIALS = re.compile(r"[A-Z]{1,3}")
-
-
-def common_words(sentences: Iterable[EvidenceSentence]) -> frozenset[str]:
-    """The words the evidence writes in lower case inside its sentences: ordinary words, not names."""
-    return frozenset(m.group(1) for s in sentences for m in _LOWER_WORD.finditer(s.text))
-
-
-def opening_common_word(text: str, span: Span, common: frozenset[str]) -> bool:
-    """A "name" that is only the capitalised opening of a unit: "New" in "- New bottle deadline: …", "OT New" in
-    "03/06/24 OT New padlock …" (initials, then an ordinary word). A unit's first word is capitalised whatever it
-    is; when the evidence writes the word in lower case elsewhere, it is no name. Names stay: "Priya thinks …"."""
-    if span.kind != "name" or any(w[:1].islower() for w in WORD.findall(text[:span.start])):
-        return False
-    words = span.text.split()
-    return any(w.lower() in common for w in words) and all(
-        w.lower() in common or _INITIALS.fullmatch(w) for w in words)
-
 
 def _norm(text: str) -> str:
     return " ".join(m.group().lower() for m in WORD.finditer(text) if m.group().lower() not in ("a", "an", "the"))

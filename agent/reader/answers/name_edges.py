@@ -1,0 +1,41 @@
+"""Where a name of the evidence starts: not at the capitalised ordinary word that opens its unit.
+
+A unit's first word is capitalised whatever it is, so a run of capitalised words at a unit's opening may be an
+ordinary word: "New" in "- New bottle deadline: …". The evidence itself says which words are ordinary: it writes them
+in lower case elsewhere.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from ..document.evidence import EvidenceSentence
+from ..language.spans import WORD, Span
+
+# A word written in lower case, hyphens and apostrophes kept ("drop-off"), not the tail of a longer token ("x-ray" in
+# "X-ray", "t" in "3t"): WORD would split "drop-off" and count "iPhone".
+_LOWER_WORD = re.compile(r"(?<![\w\-])([a-z][a-z'’\-]+)\b")
+_INITIALS = re.compile(r"[A-Z]{1,3}")
+
+
+def common_words(sentences: Iterable[EvidenceSentence]) -> frozenset[str]:
+    """The words the evidence writes in lower case inside its sentences: ordinary words, not names."""
+    return frozenset(m.group(1) for s in sentences for m in _LOWER_WORD.finditer(s.text))
+
+
+def _opens_unit(text: str, span: Span) -> bool:
+    return span.kind == "name" and not any(w[:1].islower() for w in WORD.findall(text[:span.start]))
+
+
+def _ordinary(word: str, common: frozenset[str]) -> bool:
+    return word.lower() in common or _INITIALS.fullmatch(word) is not None
+
+
+def opening_common_word(text: str, span: Span, common: frozenset[str]) -> bool:
+    """A "name" that is only the capitalised opening of a unit: "New" in "- New bottle deadline: …", "OT New" in
+    "03/06/24 OT New padlock …" (initials, then an ordinary word). Names stay: "Priya thinks …"."""
+    if not _opens_unit(text, span):
+        return False
+    words = span.text.split()
+    return any(w.lower() in common for w in words) and all(_ordinary(w, common) for w in words)
