@@ -99,3 +99,16 @@ def test_the_year_inside_a_date_is_no_date_of_its_own():
                rank_candidates("On what date did the dog have her jab?", notes[:2], k=5)) == 0
     years = [c.text for c in rank_candidates("In what year did the dog have her jab?", notes[:2], k=5)]
     assert "2023" in years
+
+
+def test_the_days_and_codes_a_question_names_pin_its_unit():
+    from deepresearch.agent.reader.answers.anchors import anchors
+
+    assert anchors("Who leads the Tuesday 14 May 2024 session?") == {"14/5"}  # the day's year is part of the day
+    assert anchors("| Tue 14 May | evening |") == anchors("on 14/05/2024") == anchors("2024-05-14 18:00") - {"18", "00"}
+    assert anchors("updated to firmware v2.3.1") == anchors("firmware 2.3.0 -> 2.3.1") - {"230"} == {"231"}
+    assert anchors("the KMC X11-EL chain at the 1967 games") == {"x11el", "1967"}
+    # The rota's row for that day, not the field that names the shift lead: the question writes the day as digits.
+    rota = units("Shift lead: Dana Price (Saturday mornings).\n\nRota\n| Day | Lead | Helper |\n"
+                 "| Mon 3 June | Ola Berg | Sam Lund |\n| Mon 10 June | Kit Moss (cover) | Sam Lund |", title="rota")
+    assert top("Who is the shift lead on 10/06/2024?", rota) == "Kit Moss"

@@ -1,0 +1,62 @@
+"""The question's anchors: the days and the codes it names ("the Tuesday 14 May 2024 session", "firmware v2.3.1",
+"the KMC X11-EL chain", "the 1967 Pan American Games").
+
+Words say what a unit is about only roughly ("Weekend workshop lead: Tomasz" shares "lead" and "workshop" with "Who
+leads the 14 May session?"); a day or a code names one thing. A unit that writes the question's anchors, in any
+format ("Tue 14 May", "14/05/2024", "2024-05-14"; "v2.3.1" and "2.3.1"), is about the thing the question asks of.
+"""
+
+from __future__ import annotations
+
+import re
+
+_MONTH = {m: i for i, m in enumerate(
+    ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"], 1)}
+_MONTHS = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+# The year after a day is part of it ("14 May 2024"), not an anchor of its own: every note of 2024 writes 2024.
+_DAY_MONTH = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?(?:\s+of)?\s+({_MONTHS})(?![a-z])(?:,?\s+\d{{4}}\b)?",
+                        re.IGNORECASE)
+_MONTH_DAY = re.compile(rf"\b({_MONTHS})\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?!:)(?:,?\s+\d{{4}}\b)?", re.IGNORECASE)
+_ISO = re.compile(r"\b\d{4}-(\d{2})-(\d{2})\b")
+_NUMERIC = re.compile(r"\b(\d{1,2})[/.](\d{1,2})[/.](?:\d{4}|\d{2})\b")
+# A token with a digit in it: a code, a model, a version, a year or a count ("X11-EL", "v2.3.1", "1967", "10,000").
+_TOKEN = re.compile(r"[A-Za-z0-9][\w.,\-]*\d[\w.\-]*|\d[\w.\-]*")
+
+
+def _days(text: str) -> set[str]:
+    found: set[tuple[int, int]] = set()
+    for m in _DAY_MONTH.finditer(text):
+        found.add((int(m.group(1)), _MONTH[m.group(2)[:3].lower()]))
+    for m in _MONTH_DAY.finditer(text):
+        found.add((int(m.group(2)), _MONTH[m.group(1)[:3].lower()]))
+    for m in _ISO.finditer(text):
+        found.add((int(m.group(2)), int(m.group(1))))
+    for m in _NUMERIC.finditer(text):
+        a, b = int(m.group(1)), int(m.group(2))
+        found.add((a, b) if b <= 12 else (b, a))  # day first unless that cannot be
+    return {f"{day}/{month}" for day, month in found if 1 <= day <= 31 and 1 <= month <= 12}
+
+
+def _codes(text: str) -> set[str]:
+    """Tokens with a digit, written the same way: lower case, no separators, no "v" before a version number."""
+    out = set()
+    for m in _TOKEN.finditer(text):
+        token = m.group().rstrip(".,-").lower()
+        token = token[1:] if re.fullmatch(r"v\d[\d.]*", token) else token
+        if key := re.sub(r"[.,\-]", "", token):
+            out.add(key)
+    return out
+
+
+def anchors(text: str) -> frozenset[str]:
+    """The days ("14/5") and codes ("x11el", "231", "1967") a text names."""
+    days = _days(text)
+    day_text = text
+    for pattern in (_DAY_MONTH, _MONTH_DAY, _ISO, _NUMERIC):  # a day's own digits are no code of their own
+        day_text = pattern.sub(" ", day_text)
+    return frozenset(days | _codes(day_text))
+
+
+def anchored(asked: frozenset[str], unit: str) -> float:
+    """The share of the question's anchors the unit writes (0 when the question names none)."""
+    return len(asked & anchors(unit)) / len(asked) if asked else 0.0
