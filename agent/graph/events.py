@@ -103,6 +103,24 @@ class BridgeChosen(RunEvent):
                    read=[str(r) for r in payload.get("read") or []])
 
 
+@dataclass(frozen=True)
+class HopSkipped(RunEvent):
+    """No follow-up hop: the first round's best answer was already likely enough right (agent.hop_skip_confidence),
+    so a bridge search could only bring another entity's sources to outrank it."""
+
+    trace_kind: ClassVar[str | None] = "hop_skipped"
+    streamed: ClassVar[bool] = True
+    answer: str
+    confidence: float
+
+    def trace_payload(self) -> dict[str, Any]:
+        return {"answer": self.answer, "confidence": round(self.confidence, 4)}
+
+    @classmethod
+    def from_trace(cls, payload: dict[str, Any]) -> HopSkipped:
+        return cls(answer=str(payload.get("answer", "")), confidence=float(payload.get("confidence", 0.0)))
+
+
 # --- coordinating --------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class UsageReported(RunEvent):
@@ -288,8 +306,8 @@ def event_of(kind: str, payload: dict[str, Any]) -> RunEvent | None:
 
 
 _READERS: dict[str, type[RunEvent]] = {
-    cls.trace_kind: cls for cls in (PlanReviewed, BridgeChosen, Stopped, Replanning, RepeatSkipped, FindingMade,
-                                    AnswerScored, OptionDecided, CitationsChecked, ReportChecked)
+    cls.trace_kind: cls for cls in (PlanReviewed, BridgeChosen, HopSkipped, Stopped, Replanning, RepeatSkipped,
+                                    FindingMade, AnswerScored, OptionDecided, CitationsChecked, ReportChecked)
     if cls.trace_kind is not None
 }
 

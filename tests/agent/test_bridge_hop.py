@@ -9,7 +9,8 @@ from deepresearch.agent.model.policy import AdapterChoice, RunPolicy
 from deepresearch.agent.reader import ANSWER_ROLE, BRIDGE_ROLE
 from pydantic import ValidationError
 
-from .conftest import agent_settings, default_script, first_matching, run, user_text
+from .conftest import agent_settings as budget_settings
+from .conftest import default_script, first_matching, run, user_text
 from .fakes import ScriptedModel
 
 
@@ -25,7 +26,7 @@ async def test_coordinator_follow_up_searches_a_bridge_entity(toolbox, store):
         return base(role, request)
 
     model = ScriptedModel(script)
-    settings = AgentSettings(budget=BudgetSettings(max_rounds=2), bridge_choice="model")
+    settings = AgentSettings(budget=BudgetSettings(max_rounds=2), bridge_choice="model", hop_skip_confidence=0)
     result = await run(model, toolbox, store, question="Who designed the engine Ada Lovelace wrote for?",
                        settings=settings)
     searches = [raw["query"] for name, raw in toolbox.invocations if name == "search"]
@@ -39,6 +40,11 @@ async def test_coordinator_follow_up_searches_a_bridge_entity(toolbox, store):
     assert "Babbage" in result.answer
     # The answer cites the sentence it was taken from, and that citation verifies.
     assert result.answer in result.citations[0]["quote"] and result.citations[0]["verified"]
+
+
+def agent_settings(**budget) -> AgentSettings:
+    """These tests check the hop itself, so it is made even where the first round already answers."""
+    return budget_settings(**budget).model_copy(update={"hop_skip_confidence": 0.0})
 
 
 BRIDGE_QUESTION = "Who designed the engine Ada Lovelace wrote for?"
@@ -89,7 +95,7 @@ async def test_by_default_the_hop_searches_the_best_ranked_bridge_name_without_a
 async def test_with_two_hops_both_best_names_are_searched_and_the_better_scored_pool_answers(toolbox, store):
     model = ScriptedModel(default_script(("Ada Lovelace born",)))
     model.scorer = lambda prompt, cand: -0.1 * len(cand)  # any scores that differ between candidates
-    settings = AgentSettings(budget=BudgetSettings(max_rounds=2), bridge_hops=2)
+    settings = AgentSettings(budget=BudgetSettings(max_rounds=2), bridge_hops=2, hop_skip_confidence=0)
     result = await run(model, toolbox, store, question=BRIDGE_QUESTION, settings=settings)
     decision = store.events(result.run_id, "decision")
     assert len(decision) == 1  # one decision, the first name's: what the trainer learns from
@@ -109,7 +115,8 @@ async def test_with_two_hops_a_pool_of_one_is_scored_too_so_that_the_pools_compa
     for hops, rankings in ((1, 0), (2, 2)):  # one hop: a single candidate needs no score call, as before
         model = ScriptedModel(default_script(("Ada Lovelace born",)))
         model.scorer = lambda prompt, cand: -0.1 * len(cand)
-        settings = AgentSettings(budget=BudgetSettings(max_rounds=2), bridge_hops=hops, answer_pool=1)
+        settings = AgentSettings(budget=BudgetSettings(max_rounds=2), bridge_hops=hops, answer_pool=1,
+                                 hop_skip_confidence=0)
         result = await run(model, toolbox, store, question=BRIDGE_QUESTION, settings=settings)
         scored = store.events(result.run_id, "answer_scores")
         assert len(scored) == rankings and all(len(e.payload["candidates"]) == 1 for e in scored)
@@ -120,3 +127,25 @@ def test_bridge_hops_must_be_between_one_and_the_names_offered():
     for bad in (0, 6):
         with pytest.raises(ValidationError):
             AgentSettings(bridge_hops=bad)
+
+
+async def test_no_hop_when_the_first_round_already_answers(toolbox, store):
+    """agent.hop_skip_confidence: a bridge hop's sources count as about the question, so on a question the first
+    round answers, another entity's page could only outrank the answer. Set, the run answers from the first round."""
+    question = "When was Ada Lovelace born?"
+    settings = agent_settings(max_rounds=2)
+    settings.hop_skip_confidence = 0.0  # a hop on every free-form question
+    hopping = await run(ScriptedModel(default_script(("Ada Lovelace born",))), toolbox, store, question=question,
+                        settings=settings)
+    assert [s for s in hopping.plan if s.get("bridge")]
+    settings.hop_skip_confidence = 0.05
+    skipped = await run(ScriptedModel(default_script(("Ada Lovelace born",))), toolbox, store, question=question,
+                        settings=settings)
+    assert not [s for s in skipped.plan if s.get("bridge")]
+    [event] = store.events(skipped.run_id, "hop_skipped")
+    assert event.payload["confidence"] >= 0.05 and event.payload["answer"] in skipped.answer
+    assert "1815" in skipped.answer
+    settings.hop_skip_confidence = 0.999  # a floor the answer does not reach: the hop is made
+    unsure = await run(ScriptedModel(default_script(("Ada Lovelace born",))), toolbox, store, question=question,
+                       settings=settings)
+    assert [s for s in unsure.plan if s.get("bridge")] and not store.events(unsure.run_id, "hop_skipped")

@@ -20,7 +20,11 @@ from deepresearch.agent.prompts import load_prompt
 from deepresearch.agent.reader import (
     LIKELIHOOD_WEIGHT,
     YES_NO,
+    EvidenceSentence,
+    RelevanceReader,
     answer_choices,
+    answer_confidence,
+    answer_options,
     bridge_options,
     normalise,
     question_kind,
@@ -31,7 +35,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command
 
 from ..context import MalformedOutput, ResearchContext
-from ..events import BridgeChosen, ScoredCandidate
+from ..events import BridgeChosen, HopSkipped, ScoredCandidate
 from ..findings import render_findings, unique_findings
 from ..reading import read_sentences
 from ..schemas import BridgeOut, bridge_schema
@@ -88,6 +92,12 @@ async def bridge_steps(state: ResearchState, ctx: ResearchContext) -> tuple[list
     if answer_choices(state["question"]) is not None:
         return [], None
     sentences = read_sentences(state.get("sources", []), ctx.toolbox.source_text)
+    if ctx.settings.hop_skip_confidence > 0 and (settled := first_answer(
+            state["question"], sentences, ctx.settings.answer_pool)) is not None:
+        answer, confidence = settled
+        if confidence >= ctx.settings.hop_skip_confidence:
+            ctx.record(HopSkipped(answer=answer, confidence=confidence))
+            return [], None
     offered = bridge_options(state["question"], sentences, searched(state))
     names = [c.text for c in offered]
     if not names:
@@ -126,3 +136,14 @@ async def bridge_steps(state: ResearchState, ctx: ResearchContext) -> tuple[list
     ctx.record(BridgeChosen(search=bridge, options=names, step=steps[0], scores=scores or [], candidates=logged,
                             read=list(dict.fromkeys(s["doc_id"] or s["url"] for s in state.get("sources", [])))))
     return steps, usage
+
+
+def first_answer(question: str, sentences: list[EvidenceSentence], pool: int) -> tuple[str, float] | None:
+    """The best answer of the evidence read so far and how likely it is right, by the writer's own measure
+    (agent/reader/trust/confidence.py) before the policy's likelihood: no LLM call."""
+    reader = RelevanceReader(question, sentences)
+    candidates = answer_options(question, reader.units, pool=pool).candidates
+    if not candidates:
+        return None
+    best = candidates[0]
+    return best.text, answer_confidence(best, candidates, reader.of_answer(best.text, best.url, best.quote).score)
