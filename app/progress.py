@@ -13,6 +13,7 @@ from deepresearch.agent.graph.events import (
     BridgeChosen,
     CitationsChecked,
     FindingMade,
+    HopSkipped,
     PlanMade,
     Replanning,
     RunEvent,
@@ -64,6 +65,8 @@ class ResearchProgress:
                 self._plan(steps, replan)
             case BridgeChosen(step=step) if step is not None:
                 self._plan([step], replan=True)
+            case HopSkipped(answer=answer, confidence=confidence):
+                self._line(f"no follow-up search: the sources read answer {answer!r} (confidence {confidence:.2f})")
             case StepsDispatched(round=rnd, steps=ids):
                 for sid in ids:
                     self.steps.get(sid, {})["status"] = "running"

@@ -21,6 +21,7 @@ from deepresearch.agent.graph.events import (
     BridgeChosen,
     CitationsChecked,
     FindingMade,
+    HopSkipped,
     PlanMade,
     Replanning,
     StepsDispatched,
@@ -76,6 +77,8 @@ def progress_message(name: str, data: dict[str, Any]) -> str:
             return ("re-planned: " if replan else "plan: ") + "; ".join(f"{s['tool']} {s['query']!r}" for s in steps)
         case BridgeChosen(search=search):
             return f"follow-up search for {search!r}"
+        case HopSkipped(answer=answer, confidence=confidence):
+            return f"no follow-up search: the sources read answer {answer!r} (confidence {confidence:.2f})"
         case StepsDispatched(round=r, steps=steps):
             return f"round {r}: steps {', '.join(map(str, steps))}"
         case ActionStarted(step=step, tool=tool, input=value):

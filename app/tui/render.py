@@ -12,6 +12,7 @@ from deepresearch.agent.graph.events import (
     BridgeChosen,
     CitationsChecked,
     FindingMade,
+    HopSkipped,
     PlanMade,
     RunEvent,
     Stopped,
@@ -35,6 +36,8 @@ def describe(event: RunEvent) -> str | None:
             return _plan_line(steps, replan)
         case BridgeChosen(step=step) if step is not None:
             return _plan_line([step], replan=True)
+        case HopSkipped(answer=answer, confidence=confidence):
+            return f"no follow-up search: the sources read answer {escape(repr(answer))} (confidence {confidence:.2f})"
         case ActionStarted(step=sid, tool=tool, input=value):
             return f"  step {sid}: {tool}({escape(repr(value[:60]))})"
         case ActionNoted(step=sid, tool=tool, note=note):
