@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import re
 
-_MONTH = {m: i for i, m in enumerate(
-    ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"], 1)}
-_MONTHS = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+from ..document.recency import MONTH_NAME, MONTH_NUMBER
+
 # The year after a day is part of it ("14 May 2024"), not an anchor of its own: every note of 2024 writes 2024.
-_DAY_MONTH = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?(?:\s+of)?\s+({_MONTHS})(?![a-z])(?:,?\s+\d{{4}}\b)?",
+_DAY_MONTH = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?(?:\s+of)?\s+({MONTH_NAME})(?![a-z])(?:,?\s+\d{{4}}\b)?",
                         re.IGNORECASE)
-_MONTH_DAY = re.compile(rf"\b({_MONTHS})\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?!:)(?:,?\s+\d{{4}}\b)?", re.IGNORECASE)
+_MONTH_DAY = re.compile(rf"\b({MONTH_NAME})\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?!:)(?:,?\s+\d{{4}}\b)?", re.IGNORECASE)
 _ISO = re.compile(r"\b\d{4}-(\d{2})-(\d{2})\b")
 _NUMERIC = re.compile(r"\b(\d{1,2})[/.](\d{1,2})[/.](?:\d{4}|\d{2})\b")
 # A token with a digit in it: a code, a model, a version, a year or a count ("X11-EL", "v2.3.1", "1967", "10,000").
@@ -26,9 +25,9 @@ _TOKEN = re.compile(r"[A-Za-z0-9][\w.,\-]*\d[\w.\-]*|\d[\w.\-]*")
 def _days(text: str) -> set[str]:
     found: set[tuple[int, int]] = set()
     for m in _DAY_MONTH.finditer(text):
-        found.add((int(m.group(1)), _MONTH[m.group(2)[:3].lower()]))
+        found.add((int(m.group(1)), MONTH_NUMBER[m.group(2)[:3].lower()]))
     for m in _MONTH_DAY.finditer(text):
-        found.add((int(m.group(2)), _MONTH[m.group(1)[:3].lower()]))
+        found.add((int(m.group(2)), MONTH_NUMBER[m.group(1)[:3].lower()]))
     for m in _ISO.finditer(text):
         found.add((int(m.group(2)), int(m.group(1))))
     for m in _NUMERIC.finditer(text):

@@ -13,13 +13,14 @@ import re
 
 from .evidence import EvidenceSentence
 
-_MONTH = {m: i for i, m in enumerate(
+# A month's number by its name's first three letters, and a month name as a pattern (anchors.py reads them too).
+MONTH_NUMBER = {m: i for i, m in enumerate(
     ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"], 1)}
-_MONTHS = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+MONTH_NAME = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
 _ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 _NUMERIC = re.compile(r"\b(\d{1,2})[/.](\d{1,2})[/.](\d{4})\b")
-_DAY_MONTH = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+({_MONTHS})\s+(\d{{4}})\b", re.IGNORECASE)
-_MONTH_DAY = re.compile(rf"\b({_MONTHS})\s+(\d{{1,2}}),?\s+(\d{{4}})\b", re.IGNORECASE)
+_DAY_MONTH = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+({MONTH_NAME})\s+(\d{{4}})\b", re.IGNORECASE)
+_MONTH_DAY = re.compile(rf"\b({MONTH_NAME})\s+(\d{{1,2}}),?\s+(\d{{4}})\b", re.IGNORECASE)
 _MONTH_YEAR = re.compile(r"\b(\d{1,2})/(\d{4})\b")
 # Words with which a note says it replaces what was said before.
 CORRECTS = re.compile(r"\b(correction|corrected|corrects|replaced|replaces|instead of|no longer|not \d[\d.,]*\s*\w*"
@@ -39,9 +40,9 @@ def first_date(text: str, *, month_year: bool = False) -> Date | None:
         day, month = (a, b) if b <= 12 else (b, a)  # day first unless that cannot be
         found.append((m.start(), (year, month, day)))
     if m := _DAY_MONTH.search(text):
-        found.append((m.start(), (int(m.group(3)), _MONTH[m.group(2)[:3].lower()], int(m.group(1)))))
+        found.append((m.start(), (int(m.group(3)), MONTH_NUMBER[m.group(2)[:3].lower()], int(m.group(1)))))
     if m := _MONTH_DAY.search(text):
-        found.append((m.start(), (int(m.group(3)), _MONTH[m.group(1)[:3].lower()], int(m.group(2)))))
+        found.append((m.start(), (int(m.group(3)), MONTH_NUMBER[m.group(1)[:3].lower()], int(m.group(2)))))
     if month_year and (m := _MONTH_YEAR.search(text)):
         found.append((m.start(), (int(m.group(2)), int(m.group(1)), 1)))
     valid = [(pos, d) for pos, d in found if 1 <= d[1] <= 12 and 1 <= d[2] <= 31]
