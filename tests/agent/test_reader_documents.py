@@ -62,6 +62,12 @@ def test_numbers_inside_dates_are_no_answers():
     assert top("How many Perseid meteors were counted on 12 August 2024?", log) == "47"
 
 
+def test_numbers_inside_codes_are_no_answers():
+    notes = units("- Pump: firmware v2.3.0 stops the pump when the tank reads above 40 % full.")
+    numbers = [c.text for c in rank_candidates("At what threshold does firmware v2.3.0 stop the pump?", notes, k=9)]
+    assert "40 %" in numbers and "3.0" not in numbers and "2.3" not in numbers
+
+
 def test_when_a_unit_was_written():
     assert first_date("Tuesday 10th September 2024, 20:00") == (2024, 9, 10)
     assert first_date("paid 30/08/2024") == (2024, 8, 30) and first_date("June 1, 2024") == (2024, 6, 1)

@@ -50,10 +50,13 @@ def labelled_spans(sent: EvidenceSentence, lists: bool = False) -> list[tuple[Sp
 
 
 def _outside_dates(spans: list[Span]) -> list[Span]:
-    """Spans of other kinds that stand inside a date ("12" and "08" of "12/08/2024") are no answers of their own."""
+    """Spans of other kinds that stand inside a date ("12" and "08" of "12/08/2024") are no answers of their own, nor
+    are numbers inside a code ("3.0" of "v2.3.0", "5 capacitive" of "RS-5 capacitive")."""
     dates = [(s.start, s.start + len(s.text)) for s in spans if s.kind == "date"]
-    return [s for s in spans if s.kind == "date"
-            or not any(a <= s.start and s.start + len(s.text) <= b for a, b in dates)]
+    codes = [(s.start, s.start + len(s.text)) for s in spans if s.kind == "code"]
+    return [s for s in spans if (s.kind == "date" or not any(a <= s.start and s.start + len(s.text) <= b
+                                                             for a, b in dates))
+            and (s.kind != "number" or not any(a <= s.start < b for a, b in codes))]
 
 
 def _cells_with_offsets(row: str) -> list[tuple[str, int]]:
