@@ -64,7 +64,7 @@ def test_numbers_inside_dates_are_no_answers():
 
 def test_numbers_inside_codes_are_no_answers():
     notes = units("- Pump: firmware v2.3.0 stops the pump when the tank reads above 40 % full.")
-    numbers = [c.text for c in rank_candidates("At what threshold does firmware v2.3.0 stop the pump?", notes, k=9)]
+    numbers = [c.text for c in rank_candidates("At what threshold does the pump stop?", notes, k=9)]
     assert "40 %" in numbers and "3.0" not in numbers and "2.3" not in numbers
 
 
