@@ -226,10 +226,3 @@ def test_a_value_one_unit_calls_replaced_is_stale_where_another_states_it():
     ranked = rank_candidates("What's the current combination for the padlock on the main gate?", units)
     assert ranked[0].text == "8390"
     assert next(c for c in ranked if c.text == "4721").features["stale"] == 1.0
-
-
-def test_a_part_of_the_bridge_name_is_the_bridge_too():
-    """The hop searched "KMC X11-EL"; its page's "X11-EL" is the same thing, no answer to what the question asks."""
-    sents = [EvidenceSentence("The X11-EL is sold by KMC in the shop on Quay Street.", 0, "KMC X11-EL", hop=True)]
-    cands = rank_candidates("Which chain does the shop on Quay Street sell?", sents, k=9, bridges=["KMC X11-EL"])
-    assert {c.text: c.features["bridge"] for c in cands}.get("X11-EL") == 1.0

@@ -85,7 +85,6 @@ class Candidate:
 # prose but for a rare "not X", so the weights fitted there are untouched by them (top-1 on
 # 400 pool train questions, simulated evidence: 53 before them, 54 after). "anchor": the unit writes the days and codes
 # the question names (anchors.py); top-1 on 800 pool train questions 110 / 112 / 110 / 109 at weight 0 / 1 / 2 / 3.
-# "bridge": the span is the hop's bridge or a part of its name ("X11-EL" of "KMC X11-EL"; the part: top-1 112 → 113).
 W = {"about": 0.5, "relation": 3.0, "near": 1.5, "novel": 2.0, "source": 0.4, "typed": 1.5, "shape": 1.0,
      "kind": 1.0, "bridge": -0.5, "repeats": 0.2, "category": 3.0, "column": 3.0, "later": 1.0, "corrects": 1.0,
      "row_about": 1.5, "stale": -3.0, "stamp": 1.0, "anchor": 1.0}
@@ -212,8 +211,7 @@ def rank_candidates(question: str, sentences: Iterable[EvidenceSentence], k: int
                 "about": about, "relation": rel_share, "near": nearness, "novel": novelty,
                 "source": 1.0 / (1 + sent.source), "typed": _typed(sent.text, span, end, type_words),
                 "shape": _shape(sent.text, span, asks), "kind": kind_bonus(span, kind, asks_year, measure, unit),
-                "bridge": float(any(f" {key} " in f" {b} " for b in bridge_keys)),  # "X11-EL" of "KMC X11-EL"
-                "hop": float(sent.hop), "lead": float(sent.position == 0),
+                "bridge": float(key in bridge_keys), "hop": float(sent.hop), "lead": float(sent.position == 0),
                 "subject": float(key == title_key), "early": 1.0 - span.start / max(1, len(sent.text)),
                 "category": _category(categories.get(key), type_words),
                 "column": label_match(label, asked) if label else 0.0,
