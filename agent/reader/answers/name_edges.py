@@ -24,18 +24,11 @@ def common_words(sentences: Iterable[EvidenceSentence]) -> frozenset[str]:
     return frozenset(m.group(1) for s in sentences for m in _LOWER_WORD.finditer(s.text))
 
 
-def _opens_unit(text: str, span: Span) -> bool:
-    return span.kind == "name" and not any(w[:1].islower() for w in WORD.findall(text[:span.start]))
-
-
-def _ordinary(word: str, common: frozenset[str]) -> bool:
-    return word.lower() in common or _INITIALS.fullmatch(word) is not None
-
-
 def opening_common_word(text: str, span: Span, common: frozenset[str]) -> bool:
     """A "name" that is only the capitalised opening of a unit: "New" in "- New bottle deadline: …", "OT New" in
     "03/06/24 OT New padlock …" (initials, then an ordinary word). Names stay: "Priya thinks …"."""
-    if not _opens_unit(text, span):
+    if span.kind != "name" or any(w[:1].islower() for w in WORD.findall(text[:span.start])):
         return False
     words = span.text.split()
-    return any(w.lower() in common for w in words) and all(_ordinary(w, common) for w in words)
+    return any(w.lower() in common for w in words) and all(
+        w.lower() in common or _INITIALS.fullmatch(w) for w in words)

@@ -39,17 +39,17 @@ def labelled_spans(sent: EvidenceSentence, lists: bool = False) -> list[tuple[Sp
         out: list[tuple[Span, str]] = []
         for col, (cell, start) in enumerate(_cells_with_offsets(sent.text)):
             label = sent.header[col] if col < len(sent.header) else ""
-            out += [(Span(s.text, s.kind, start + s.start), label) for s in _outside_dates(spans_of(cell, lists))]
+            out += [(Span(s.text, s.kind, start + s.start), label) for s in _standalone(spans_of(cell, lists))]
             out += [(s, label) for s in _whole_cell(cell, start)]
         return list(dict.fromkeys(out))  # a cell's own span and its whole-cell span often coincide
-    spans = _outside_dates(spans_of(sent.text, lists))
+    spans = _standalone(spans_of(sent.text, lists))
     if sent.kind == "field" and sent.key:
         colon = sent.text.find(":")
         return [(s, sent.key if s.start > colon else "") for s in spans]
     return [(s, "") for s in spans]
 
 
-def _outside_dates(spans: list[Span]) -> list[Span]:
+def _standalone(spans: list[Span]) -> list[Span]:
     """Spans of other kinds that stand inside a date ("12" and "08" of "12/08/2024") are no answers of their own, nor
     are numbers inside a code ("3.0" of "v2.3.0", "5 capacitive" of "RS-5 capacitive")."""
     dates = [(s.start, s.start + len(s.text)) for s in spans if s.kind == "date"]
