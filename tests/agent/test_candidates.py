@@ -226,3 +226,37 @@ def test_a_value_one_unit_calls_replaced_is_stale_where_another_states_it():
     ranked = rank_candidates("What's the current combination for the padlock on the main gate?", units)
     assert ranked[0].text == "8390"
     assert next(c for c in ranked if c.text == "4721").features["stale"] == 1.0
+
+
+def test_a_value_reached_through_a_name_another_source_ties_to_the_question_wins():
+    """The chain's last hop: a price list's row is about "Primo Star", which only the meeting note ties to what the
+    question asks ("the microscope the lab standardised on"); the other row's name leads nowhere."""
+    from deepresearch.agent.reader import evidence_units
+    from deepresearch.agent.reader.answers.candidates import W
+    from deepresearch.tools.extract.tables import csv_to_text
+
+    note = ("# Lab meeting, 3 February\n\n- Microscopes: we agreed to standardise on the Zeiss Primo Star for "
+            "teaching.\n- The Leica DM750 stays in room 4 for the histology course.\n")
+    prices = "item,maker,model,unit price\nmicroscope,Leica,DM750,1840.00\nmicroscope,Zeiss,Primo Star,1325.00\n"
+    evidence = (evidence_units(note, 0, "lab-meeting.md", "notes/lab-meeting.md")
+                + evidence_units(csv_to_text(prices), 1, "equipment.csv", "notes/equipment.csv"))
+    question = "What unit price does the equipment list give for the microscope the lab standardised on for teaching?"
+    assert rank_candidates(question, evidence, k=1)[0].text == "1325.00"
+    assert rank_candidates(question, evidence, k=1, weights={**W, "link": 0.0})[0].text == "1840.00"
+
+
+def test_a_link_counts_only_the_question_words_the_other_source_adds():
+    from deepresearch.agent.reader.answers.candidates import question_terms
+    from deepresearch.agent.reader.answers.links import Links
+
+    question = "When did the company that bought FleetBoston Financial buy Countrywide?"
+    evidence = [EvidenceSentence("FleetBoston Financial was bought by Bank of America in 2004.", 0, "FleetBoston",
+                                 url="a"),
+                EvidenceSentence("In 2008 Bank of America completed its purchase of Countrywide.", 0, "Bank of America",
+                                 url="b"),
+                EvidenceSentence("In 1997 Countrywide spun off IndyMac.", 1, "Countrywide", url="c")]
+    entity, relation = question_terms(question)
+    links = Links(evidence, entity | relation, frozenset())
+    assert links.link(1, "b", "2008") > 0  # "Bank of America" ties it to FleetBoston
+    assert links.link(2, "c", "1997") == 0  # IndyMac leads nowhere
+    assert links.link(0, "a", "Bank of America") == 0  # the candidate's own name is no link

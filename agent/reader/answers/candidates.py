@@ -40,6 +40,7 @@ from ..language.kinds import (
 from ..language.spans import GENERIC_NAMES, STOP_WORDS, WORD, AnswerKind, Span, name_spans
 from ..language.words import BIRTH, DEATH, content_words, life_date, stem
 from .anchors import anchored, anchors
+from .links import Links
 from .name_edges import common_words, opening_common_word
 from .structure import asked_words, context_stems, label_match, labelled_spans
 
@@ -87,7 +88,7 @@ class Candidate:
 # the question names (anchors.py); top-1 on 800 pool train questions 110 / 112 / 110 / 109 at weight 0 / 1 / 2 / 3.
 W = {"about": 0.5, "relation": 3.0, "near": 1.5, "novel": 2.0, "source": 0.4, "typed": 1.5, "shape": 1.0,
      "kind": 1.0, "bridge": -0.5, "repeats": 0.2, "category": 3.0, "column": 3.0, "later": 1.0, "corrects": 1.0,
-     "row_about": 1.5, "stale": -3.0, "stamp": 1.0, "anchor": 1.0}
+     "row_about": 1.5, "stale": -3.0, "stamp": 1.0, "anchor": 1.0, "link": 1.0}
 RECENT_RELATION = 0.25  # share of the question's relation words a unit must hold for its date to count
 
 # For the bridge of a multi-hop question, being named where the question's entities are matters most.
@@ -170,7 +171,8 @@ def rank_candidates(question: str, sentences: Iterable[EvidenceSentence], k: int
     nationality = kind == "name" and asks_nationality(question)
     lists = asks_several(question)
     common = common_words(sentences) if kind == "name" else frozenset()
-    for sent in sentences:
+    links = Links(sentences, q_stems, common_words(sentences)) if w.get("link") else None
+    for index, sent in enumerate(sentences):
         spans = [(s, "") for s in demonym_spans(sent.text)] if nationality else \
             [(s, label) for s, label in labelled_spans(sent, lists)
              if fits(s, kind, asks == "place", measure and not label)]  # a cell's unit may be in its column name
@@ -217,6 +219,7 @@ def rank_candidates(question: str, sentences: Iterable[EvidenceSentence], k: int
                 "column": label_match(label, asked) if label else 0.0,
                 "row_about": about if sent.kind == "row" else 0.0,
                 "corrects": float(correcting), "anchor": anchor,
+                "link": links.link(index, sent.url, span.text) if links else 0.0,
                 "stale": float(stale_value(sent.text, span.start, end, correcting)),
                 # A log line's own stamp is the date of what the line records ("2024-04-02 18:40 … arrived").
                 "stamp": float(kind == "date" and span.kind == "date" and span.start <= 2 and is_stamped(sent.text)),
