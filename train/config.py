@@ -101,6 +101,10 @@ class RewardSettings(BaseModel):
     f1: float = Field(0.5, description="weight of token F1 of the answer vs gold + aliases")
     citation: float = Field(0.3, description="weight of the citation reward (verified, among gold docs)")
     evidence: float = Field(0.3, description="weight of the share of gold documents the run found evidence in")
+    hop_evidence: float = Field(
+        0.15, description="weight of the share of the run's bridge hops that found evidence in a gold document not "
+        "found before them (absent without a hop: runs without one score as before)"
+    )
     cost: float = Field(0.1, description="weight of the cost penalty (tool calls, tokens)")
     feedback: float = Field(1.0, description="weight of user feedback when the trace has it")
     judge: float = Field(0.0, description="weight of the LLM-judge group ranking (0 = off)")

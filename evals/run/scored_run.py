@@ -10,7 +10,8 @@ the trainer's rollouts (which score later, per group, from the same `facts_from_
 gate (through the eval runner) and the learning demo. So "what the run did" (`RunFacts`: answer,
 citations and findings with their document ids, tool calls as the run's usage counts them, roles
 that failed) is read one way, and a document id missing from a citation or finding is always filled
-from its URL.
+from its URL. The findings are also read per hop: those before the run's first follow-up search, and
+those of each follow-up hop (`RunFacts.hops`), which the trainer credits one by one.
 
 It lives in evals (train imports evals, not the other way round); the reward is the trainer's, so it
 comes in as a function of the facts instead of being imported from train.
@@ -22,7 +23,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
-from deepresearch.agent.graph.events import FindingMade, MalformedReply, read_events
+from deepresearch.agent.graph.events import BridgeChosen, FindingMade, MalformedReply, event_of, read_events
 from deepresearch.agent.model.policy import RunPolicy
 from deepresearch.evals.scoring.metrics import exact_match, f1, is_yes_no
 from pydantic import BaseModel, Field
@@ -46,6 +47,18 @@ class Gold(Protocol):
     yes_no: bool
 
 
+class HopFacts(BaseModel):
+    """One follow-up hop of a run: the names its decision searched (`BridgeChosen.search`; with
+    agent.bridge_hops > 1 only the first name is logged) and the documents the findings made after it
+    came from, up to the next hop. `bridge`: the names came from the evidence read (follow_up.bridge_steps,
+    whose decision logs the names' sentences); else they are the question's own options or parts
+    (follow_up.option_steps), or the trace is older than those sentences."""
+
+    searches: list[str]
+    bridge: bool
+    doc_ids: list[str] = Field(default_factory=list)
+
+
 class RunFacts(BaseModel):
     """What a reward looks at, read from the trace (or the ResearchResult) of one run."""
 
@@ -54,6 +67,10 @@ class RunFacts(BaseModel):
     answer: str = ""
     citations: list[dict[str, Any]] = Field(default_factory=list)
     evidence_doc_ids: list[str] = Field(default_factory=list, description="documents the run's findings came from")
+    first_round_doc_ids: list[str] = Field(
+        default_factory=list, description="documents the findings made before the first follow-up hop came from "
+        "(the planner's rounds)")
+    hops: list[HopFacts] = Field(default_factory=list, description="the run's follow-up hops, in order")
     tool_calls: int = 0
     llm_tokens: int = 0
     feedback: list[float] = Field(default_factory=list)
@@ -75,15 +92,37 @@ def _facts(
         return item.get("doc_id") or (doc_id_for(str(item.get("source", ""))) if doc_id_for else None)
 
     citations = [{**c, "doc_id": doc_id(c)} for c in record.citations]
-    findings = [e.finding for e in read_events(store, run_id, FindingMade)]
-    evidence = list(dict.fromkeys(d for f in findings if (d := doc_id(f))))
+    first: list[str] = []  # doc ids of the findings before the first hop, then each hop's in its HopFacts
+    hops: list[HopFacts] = []
+    found_since_decision = True
+    for event in _findings_and_hops(store, run_id):
+        if isinstance(event, BridgeChosen):
+            if found_since_decision:  # a new hop; decisions logged together (one per option) are one hop
+                hops.append(HopFacts(searches=[], bridge=False))
+            hops[-1].searches.append(event.search)
+            hops[-1].bridge = hops[-1].bridge or bool(event.candidates)
+            found_since_decision = False
+        else:
+            found_since_decision = True
+            if (d := doc_id(event.finding)) and d not in (phase := hops[-1].doc_ids if hops else first):
+                phase.append(d)
+    evidence = list(dict.fromkeys([*first, *(d for h in hops for d in h.doc_ids)]))
     usage = record.usage or {}
     return RunFacts(
         run_id=run_id, status=record.status, answer=(record.answer or "").strip(), citations=citations,
-        evidence_doc_ids=evidence,
+        evidence_doc_ids=evidence, first_round_doc_ids=first, hops=hops,
         tool_calls=int(usage.get("tool_calls", 0)), llm_tokens=int(usage.get("llm_tokens", 0)),
         feedback=feedback, failed_roles=failed,
     )
+
+
+def _findings_and_hops(store: TraceStore, run_id: str) -> list[FindingMade | BridgeChosen]:
+    """The run's findings and follow-up decisions in the order they were logged. The coordinator sends the run
+    to follow_up only once every step of the round has ended, so a finding logged after a decision is that
+    hop's (or a later one's), and one logged before the first decision is the planner's rounds'."""
+    stored = sorted((e for kind in (FindingMade.trace_kind, BridgeChosen.trace_kind) if kind
+                     for e in store.iter_events(run_id, kind)), key=lambda e: e.seq)
+    return [ev for e in stored if isinstance(ev := event_of(e.kind, e.payload), FindingMade | BridgeChosen)]
 
 
 def facts_from_trace(store: TraceStore, run_id: str, doc_id_for: DocIdFor | None = None) -> RunFacts:

@@ -7,6 +7,13 @@
     evidence  share of the gold documents the run drew a finding from: did its searches find what the
               answer needs (a verifiable process reward; it credits the planner's and executors' queries
               even when the writer then answers wrong)
+    hop_evidence  evidence per hop: the share of the run's bridge hops (follow_up.bridge_steps: a name the
+              evidence gave, searched) that led on, i.e. drew a finding from a gold document no earlier finding
+              came from (RunFacts.hops). A run whose hop found the next gold document is credited for it even
+              when the answer is wrong, a first hop that led on even when a later one did not. Absent without
+              gold documents, without a bridge hop, or when every gold document was found before the hop; so a
+              run without a hop scores as before. Weight 0.15, half of evidence's: a gold document a hop finds
+              counts a little more than one the first round found, never near a right answer's outcome
     cost      −(tool calls · c_tool + LLM tokens / 1000 · c_token): searches the run did not need cost something
     feedback  the user's score on this run; or, for replays of a rated question, score · F1(answer, rated answer)
     judge     an LLM judge's relative rank of this run's report within its group (judge.py)
@@ -85,6 +92,20 @@ def evidence_term(facts: RunFacts, q: TrainQuestion) -> float | None:
     return len(gold & set(facts.evidence_doc_ids)) / len(gold)
 
 
+def hop_evidence_term(facts: RunFacts, q: TrainQuestion) -> float | None:
+    if not q.gold_doc_ids:
+        return None
+    gold = set(q.gold_doc_ids)
+    found = gold & set(facts.first_round_doc_ids)
+    led_on: list[bool] = []  # per bridge hop that had a gold document left to find
+    for hop in facts.hops:
+        new = gold & set(hop.doc_ids) - found
+        if hop.bridge and gold - found:
+            led_on.append(bool(new))
+        found |= new
+    return sum(led_on) / len(led_on) if led_on else None
+
+
 def feedback_term(facts: RunFacts, q: TrainQuestion) -> float | None:
     if facts.feedback:
         return sum(facts.feedback) / len(facts.feedback)
@@ -107,6 +128,8 @@ def score_run(facts: RunFacts, q: TrainQuestion, cfg: RewardSettings, judge: flo
     terms["citation"] = citation_term(facts, q)
     if (evidence := evidence_term(facts, q)) is not None:
         terms["evidence"] = evidence
+    if (hop_evidence := hop_evidence_term(facts, q)) is not None:
+        terms["hop_evidence"] = hop_evidence
     terms["cost"] = -(cfg.tool_call_cost * facts.tool_calls + cfg.token_cost_per_1k * facts.llm_tokens / 1000)
     fb = feedback_term(facts, q)
     if fb is not None:
@@ -116,7 +139,8 @@ def score_run(facts: RunFacts, q: TrainQuestion, cfg: RewardSettings, judge: flo
     if information is not None:
         terms["information"] = information
     weights = {"outcome": cfg.correctness, "f1": cfg.f1, "citation": cfg.citation, "evidence": cfg.evidence,
-               "cost": cfg.cost, "feedback": cfg.feedback, "judge": cfg.judge, "information": cfg.information}
+               "hop_evidence": cfg.hop_evidence, "cost": cfg.cost, "feedback": cfg.feedback, "judge": cfg.judge,
+               "information": cfg.information}
     total = sum(weights[k] * v for k, v in terms.items() if k in weights)
     return RewardBreakdown(run_id=facts.run_id, terms=terms, total=total, tier=tier[0] if tier else None)
 
