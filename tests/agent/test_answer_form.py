@@ -75,6 +75,19 @@ async def test_a_yes_no_question_reaches_the_writer_with_its_choices(toolbox, st
     ("If I borrow the club's Foundry 10.5, will it work from a normal 120-volt socket?", ["yes", "no"]),
     ("Now that the competition has moved, is it still $8 to enter a beer?", ["yes", "no"]),
     ("In 1990, who won the cup?", None),
+    # "of"/"among" like "between"; a comma before the "or"; two names after the comma joined by "and"; alternatives
+    # led by their articles at the end of a yes/no-shaped question. A property both share is no choice.
+    ("Of the retired tennis players Ross Case and Slobodan Živojinović, which player ranked higher?",
+     ["Ross Case", "Slobodan Živojinović"]),
+    ("Among Kele Okereke and Jon Hume who made the band Evermore?", ["Kele Okereke", "Jon Hume"]),
+    ("Which battle, the Battle of Cold Harbor, or the Second Battle of Bull Run, was fought first?",
+     ["Battle of Cold Harbor", "Second Battle of Bull Run"]),
+    ("Which genus has more species, Bactris and Epigaea?", ["Bactris", "Epigaea"]),
+    ("Is the deposit bigger for borrowing the hedge trimmer or the rotavator?", ["hedge trimmer", "rotavator"]),
+    ("Is the battery larger in the Pixel 8 or the iPhone 15?", ["Pixel 8", "iPhone 15"]),
+    ("Which continent are both magazines, Sayidaty and Closer published?", None),
+    ("Who is descended from William, 4th Lord Livingston and was a statesman from New York City?", None),
+    ("Which artist was featured on jazz stations, along with Kenny G and the performer of Saxophonic?", None),
 ])
 def test_answer_choices_where_the_alternatives_stand_elsewhere(question, choices):
     assert answer_choices(question) == choices

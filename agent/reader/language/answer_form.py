@@ -24,9 +24,18 @@ _AUXILIARIES = frozenset({
 # at the end, "Which director, A or B, was …", and "Between A and B, which …".
 _ALTERNATIVES = (
     re.compile(r"[,:]\s*([^,:?]+?),?\s+or\s+([^,:?]+?)\s*\??\s*$"),
-    re.compile(r"^(?:which|who|what)\b[^,]*,\s*([^,?]+?)\s+or\s+([^,?]+?)\s*,", re.IGNORECASE),
-    re.compile(r"^(?:in\s+)?between\s+([^,?]+?)\s+and\s+([^,?]+?)\s*,?\s+(?:which|who)\b", re.IGNORECASE),
+    re.compile(r"^(?:which|who|what)\b[^,]*,\s*([^,?]+?),?\s+or\s+([^,?]+?)\s*,", re.IGNORECASE),
+    re.compile(r"^(?:in\s+)?(?:between|of|among|amongst)\s+([^,?]+?)\s+and\s+([^,?]+?)\s*,?\s+(?:which|who)\b",
+               re.IGNORECASE),
+    # "Is the deposit bigger for the hedge trimmer or the rotavator?": the alternatives end the question, each led
+    # by its article.
+    re.compile(r"^(?:is|are|was|were|do|does|did)\b.*\b(?:the|a|an)\s+((?:(?!\b(?:the|a|an)\b)[^,?])+?)\s+or\s+"
+               r"(?:the|a|an)\s+((?:(?!\b(?:the|a|an)\b)[^,?])+?)\s*\?\s*$", re.IGNORECASE),
 )
+# "Which genus has more species, Bactris and Epigaea?": two names after the comma, joined by "and" (not a property
+# both share: "Which continent are both magazines, Sayidaty and Closer published?").
+_NAMED_PAIR = re.compile(r"^(?:which|who)\b(?![^,:]*\bboth\b)[^,:]*[,:]\s*([^,:?]+?)\s+and\s+([^,:?]+?)\s*\??\s*$",
+                         re.IGNORECASE)
 _MAX_OPTION_CHARS = 80
 # A yes/no question after a clause that sets it up: "If I borrow the kettle, will it run on 120 V?", "Now that the
 # date has moved, is the fee still $8?"
@@ -52,8 +61,14 @@ def answer_choices(question: str) -> list[str] | None:
         match = pattern.search(text)
         if match is None:
             continue
-        options = [_strip_article(_OPTION_CLAUSE.sub("", o)) for o in match.groups()]
+        options = [_named_part(_strip_article(_OPTION_CLAUSE.sub("", o))) for o in match.groups()]
         if all(0 < len(o) <= _MAX_OPTION_CHARS for o in options) and options[0].lower() != options[1].lower():
+            return options
+        return None
+    if (pair := _NAMED_PAIR.search(text)) is not None:
+        options = [_strip_article(o) for o in pair.groups()]
+        names = [_name_run(o.split(), backward=False) for o in options]
+        if all(name == o.split() for name, o in zip(names, options, strict=True)) and options[0] != options[1]:
             return options
         return None
     return _bare_alternatives(words)
@@ -100,6 +115,16 @@ def _name_run(words: list[str], backward: bool) -> list[str]:
     while run and run[0].lower() in _SMALL_WORDS:
         run.pop(0)
     return run
+
+
+def _named_part(option: str) -> str:
+    """"retired tennis players Ross Case" → "Ross Case": an option a description introduces is the name after it;
+    an option with no name ("hedge trimmer") or that opens with one stays whole."""
+    words = option.split()
+    for i, word in enumerate(words):
+        if not word.islower():  # a capital or a digit: where the name begins
+            return " ".join(words[i:]) if i and all(w.isalpha() for w in words[:i]) else option
+    return option
 
 
 def _strip_article(option: str) -> str:
