@@ -83,6 +83,8 @@ async def test_a_yes_no_question_reaches_the_writer_with_its_choices(toolbox, st
     ("Which battle, the Battle of Cold Harbor, or the Second Battle of Bull Run, was fought first?",
      ["Battle of Cold Harbor", "Second Battle of Bull Run"]),
     ("Which genus has more species, Bactris and Epigaea?", ["Bactris", "Epigaea"]),
+    ("Which movie was released first, 'Mean Girls' or the remake of 'April Fool's Day'?",
+     ["Mean Girls", "April Fool's Day"]),
     ("Is the deposit bigger for borrowing the hedge trimmer or the rotavator?", ["hedge trimmer", "rotavator"]),
     ("Is the battery larger in the Pixel 8 or the iPhone 15?", ["Pixel 8", "iPhone 15"]),
     ("Which continent are both magazines, Sayidaty and Closer published?", None),

@@ -61,7 +61,7 @@ def answer_choices(question: str) -> list[str] | None:
         match = pattern.search(text)
         if match is None:
             continue
-        options = [_named_part(_strip_article(_OPTION_CLAUSE.sub("", o))) for o in match.groups()]
+        options = [_unquote(_named_part(_strip_article(_OPTION_CLAUSE.sub("", o)))) for o in match.groups()]
         if all(0 < len(o) <= _MAX_OPTION_CHARS for o in options) and options[0].lower() != options[1].lower():
             return options
         return None
@@ -130,3 +130,8 @@ def _named_part(option: str) -> str:
 def _strip_article(option: str) -> str:
     """"the Leonberger" → "Leonberger": answers are scored without articles, and shorter is safer."""
     return re.sub(r"^(the|a|an)\s+", "", option.strip(), flags=re.IGNORECASE)
+
+
+def _unquote(option: str) -> str:
+    """"'Mean Girls'" → "Mean Girls": a title without the quotes it stands in."""
+    return option[1:-1] if len(option) > 2 and option[0] in "'\"‘“" and option[-1] in "'\"’”" else option
