@@ -146,3 +146,19 @@ async def test_an_a_or_b_question_searches_both_options_and_answers_with_the_dec
     assert "1996" in answer_cite["quote"] and answer_cite["verified"]
     decided = read_events(store, result.run_id, OptionDecided)
     assert [(d.option, d.rule) for d in decided] == [("Drowning Pool", "order")]
+
+
+def test_a_comparative_over_table_rows_compares_the_column_the_question_names():
+    """A kitchen's appliance list: "heavier" reads the weight column, "the deposit … smaller" the deposit column, and
+    a comparative no column answers ("cheaper" with no price) decides nothing."""
+    from deepresearch.agent.reader import evidence_units
+    from deepresearch.tools.extract.tables import csv_to_text
+
+    table = ("Tag,Appliance,Weight (kg),Deposit\nK-07,Stand mixer,9.8,£40\nK-12,Bread maker,6.1,£55\n")
+    rows = evidence_units(csv_to_text(table), 0, "appliances.csv", "kitchen/appliances.csv")
+    heavier = choose_option("Which is heavier, the stand mixer or the bread maker?", ["stand mixer", "bread maker"],
+                            rows)
+    assert heavier is not None and heavier.option == "stand mixer" and heavier.rule == "measure"
+    assert "9.8" in heavier.quote
+    assert choose_option("Is the deposit smaller for K-07 or K-12?", ["K-07", "K-12"], rows).option == "K-07"
+    assert choose_option("Which is cheaper, K-07 or K-12?", ["K-07", "K-12"], rows) is None

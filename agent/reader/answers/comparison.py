@@ -9,6 +9,9 @@ the answer's citation:
     count     "more / larger / fewer … <noun>" ("Which genus has more species?"): the number each
               option's sentences put next to that noun ("a genus of about 120 species"); the larger
               (or smaller) wins
+    measure   a comparative ("heavier", "cheaper", "the longer valve", "the deposit bigger") over table rows: the
+              number each option's row has under the column the question's words (or the comparative's
+              dimension: heavier → weight) name; the larger (or smaller) wins
     property  anything else ("Which is located in India?"): how many of the question's remaining
               words each option's best sentence carries; the option carrying at least two more wins
               (or, when the question has one such word, the only option carrying it)
@@ -31,7 +34,7 @@ from ..language.words import DEATH, content_words, life_date, stem
 
 Order = Literal["earliest", "latest"]
 # "shared": shared_property.py; "polarity": yes_no.py
-Rule = Literal["order", "count", "property", "shared", "polarity"]
+Rule = Literal["order", "count", "measure", "property", "shared", "polarity"]
 
 _EARLIEST = re.compile(r"\b(first|earlier|earliest|older|oldest|before)\b", re.IGNORECASE)
 _LATEST = re.compile(r"\b(later|latest|more recent(ly)?|most recent(ly)?|younger|youngest|newer|newest|last)\b",
@@ -55,6 +58,20 @@ _AMOUNT = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?:\s+(thous
 _COUNT_WINDOW = 3
 # Question words that say how to compare, not what to compare on.
 _FRAME = frozenset({"which", "who", "what", "whom", "located", "locate", "one", "two", "between", "both"})
+
+
+# A comparative, whether the smaller value wins, and the dimension it compares when no column word is in the question.
+_COMPARATIVES: dict[str, tuple[bool, str]] = {
+    "heavier": (False, "weight"), "lighter": (True, "weight"), "longer": (False, "length"),
+    "shorter": (True, "length"), "taller": (False, "height"), "higher": (False, "height"), "lower": (True, "height"),
+    "wider": (False, "width"), "narrower": (True, "width"), "bigger": (False, "size"), "larger": (False, "size"),
+    "smaller": (True, "size"), "cheaper": (True, "price"), "dearer": (False, "price"), "costlier": (False, "cost"),
+    "faster": (False, "speed"), "slower": (True, "speed"), "more": (False, ""), "less": (True, ""),
+    "fewer": (True, ""), "greater": (False, ""),
+}
+_COMPARATIVE = re.compile(r"\b(" + "|".join(_COMPARATIVES) + r")\b", re.IGNORECASE)
+_EXPENSIVE = re.compile(r"\b(more|less) expensive\b", re.IGNORECASE)
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
 
 @dataclass(frozen=True)
@@ -167,6 +184,54 @@ def _by_count(noun: str, fewer: bool, options: list[str],
     return OptionChoice(option, sent.text, sent.url, "count")
 
 
+def asked_measure(question: str) -> tuple[bool, set[str]] | None:
+    """Whether the smaller value wins, and the stems a column's name may hold: the question's words and the
+    comparative's dimension ("Which telescope is heavier when assembled" → weight, assembled, telescope …)."""
+    if (expensive := _EXPENSIVE.search(question)) is not None:
+        fewer, dimension = expensive.group(1).lower() == "less", "price"
+    elif (match := _COMPARATIVE.search(question)) is not None:
+        fewer, dimension = _COMPARATIVES[match.group(1).lower()]
+    else:
+        return None
+    words = {stem(w) for w in content_words(question)} - {stem(w) for w in _FRAME}
+    return fewer, words | ({stem(dimension)} if dimension else set())
+
+
+def _row_value(option: str, wanted: set[str],
+               sentences: list[EvidenceSentence]) -> tuple[str, float, EvidenceSentence] | None:
+    """The option's row's number under the column whose name holds most of `wanted` (the column's name, the value)."""
+    best: tuple[int, str, float, EvidenceSentence] | None = None
+    for sent in sentences:
+        if sent.kind != "row" or not sent.header:
+            continue
+        cells = [c.strip() for c in sent.text.strip().strip("|").split("|")]
+        if len(cells) != len(sent.header) or not any(name_key(c) == name_key(option) or
+                                                      f" {name_key(option)} " in f" {name_key(c)} " for c in cells):
+            continue
+        for column, cell in zip(sent.header, cells, strict=True):
+            number = _NUMBER.search(cell)
+            score = len({stem(w) for w in content_words(column.replace("_", " "))} & wanted)
+            if number is None or not score or (best is not None and score <= best[0]):
+                continue
+            best = (score, column, float(number.group().replace(",", "")), sent)
+    return None if best is None else best[1:]
+
+
+def _by_measure(question: str, options: list[str], about: dict[str, list[EvidenceSentence]]) -> OptionChoice | None:
+    asked = asked_measure(question)
+    if asked is None:
+        return None
+    fewer, wanted = asked
+    wanted -= {stem(w) for o in options for w in content_words(o)}
+    values = {o: _row_value(o, wanted, about[o]) for o in options}
+    found = [v for v in values.values() if v is not None]
+    if len(found) != 2 or found[0][0] != found[1][0] or found[0][1] == found[1][1]:
+        return None  # the same column for both, and a difference
+    option = sorted(options, key=lambda o: values[o][1], reverse=not fewer)[0]
+    sent = values[option][2]
+    return OptionChoice(option, sent.text, sent.url, "measure")
+
+
 def _by_property(question: str, options: list[str], about: dict[str, list[EvidenceSentence]]) -> OptionChoice | None:
     named = {stem(w) for o in options for w in content_words(o)}
     wanted = {stem(w) for w in content_words(question)} - named - {stem(w) for w in _FRAME}
@@ -198,4 +263,4 @@ def choose_option(question: str, options: list[str], sentences: list[EvidenceSen
         choice = _by_count(*counted, options, about)
         if choice is not None:
             return choice
-    return _by_property(question, options, about)
+    return _by_measure(question, options, about) or _by_property(question, options, about)
