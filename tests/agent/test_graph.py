@@ -62,6 +62,7 @@ async def test_budget_stop_is_reported(toolbox, store):
     result = await run(model, toolbox, store, settings=agent_settings(max_tool_calls=2, max_rounds=1))
     assert result.status == "budget_stop"
     assert "stopped early" in result.report
+    assert "before any follow-up hop" in result.report  # how far along a chain it got
     assert result.usage["tool_calls"] <= 3  # each of 3 parallel executors gets at least one call
 
 
@@ -351,3 +352,18 @@ async def test_key_points_are_the_quotes_of_the_findings_the_writer_chose(toolbo
     points = [line for line in result.report.splitlines() if line.startswith("- ")]
     assert len(points) == 1 and points[0].startswith(f"- {second} [")  # a repeated number is one point
     assert all(c["verified"] for c in result.citations)
+
+
+def test_a_stopped_run_says_which_hop_of_the_chain_it_reached():
+    from deepresearch.agent.graph.nodes.writer import hop_reached
+
+    def step(status, bridge=None):
+        return {"id": 1, "goal": "", "tool": "search", "query": "", "done_when": "", "status": status, "round": 0,
+                **({"bridge": bridge} if bridge else {})}
+
+    assert hop_reached([step("done")]) == "it stopped in the first round of searches, before any follow-up hop"
+    assert hop_reached([step("done"), step("pending", "Aphra Behn")]) == (
+        "it stopped before the follow-up hop for Aphra Behn")
+    assert hop_reached([step("done"), step("done", "Aphra Behn")]) == "it reached the follow-up hop for Aphra Behn"
+    assert hop_reached([step("done", "Aphra Behn"), step("pending", "Thomas Betterton")]) == (
+        "it searched the follow-up hop for Aphra Behn and stopped before the one for Thomas Betterton")

@@ -37,15 +37,30 @@ from ..report.compose import DirectAnswer, sectioned_report
 from ..report.shape import report_shape
 from ..schemas import ReportPoint, WriterOut, writer_schema
 from ..scoring import rerank
-from ..state import Citation, Finding, ResearchState, SourceRead
+from ..state import Citation, Finding, PlanStep, ResearchState, SourceRead
 
 # Of the re-ranked pool (agent.answer_pool), offered to the writer besides "not found"; measured: its choice among
 # 3 was worse than the best-ranked one (3 vs 5 right of 37), so it decides between that one and "not found".
 ANSWER_OPTIONS = 1
 STOP_NOTES = {
-    "budget_stop": "This run stopped early: {detail}. The answer may be incomplete.",
-    "loop_stop": "This run stopped early: {detail} (loop detected). The answer may be incomplete.",
+    "budget_stop": "This run stopped early: {detail}; {reached}. The answer may be incomplete.",
+    "loop_stop": "This run stopped early: {detail} (loop detected); {reached}. The answer may be incomplete.",
 }
+
+
+def hop_reached(plan: list[PlanStep]) -> str:
+    """How far along a multi-hop chain a stopped run got: its follow-up hops searched, or not yet."""
+    hops = [s for s in plan if s.get("bridge")]
+    searched = [s["bridge"] for s in hops if s["status"] in ("done", "failed")]
+    waiting = [s["bridge"] for s in hops if s["status"] not in ("done", "failed")]
+    if not hops:
+        return "it stopped in the first round of searches, before any follow-up hop"
+    if waiting and searched:
+        return f"it searched the follow-up hop for {', '.join(searched)} and stopped before the one for " \
+               f"{', '.join(waiting)}"
+    if waiting:
+        return f"it stopped before the follow-up hop for {', '.join(waiting)}"
+    return f"it reached the follow-up hop for {', '.join(searched)}"
 
 
 def render_report(question: str, answer: str, answer_cite: Citation | None, points: list[ReportPoint],
@@ -158,7 +173,8 @@ async def writer(state: ResearchState, runtime: Runtime[ResearchContext]) -> dic
     question = state["question"]
     findings = unique_findings(state.get("findings", []))[: ctx.settings.max_sources_in_prompt]
     reason = state.get("stop_reason") or "finished"
-    note = STOP_NOTES.get(reason, "").format(detail=state.get("stop_detail", ""))
+    note = STOP_NOTES.get(reason, "").format(detail=state.get("stop_detail", ""),
+                                             reached=hop_reached(state.get("plan", [])))
     reader = RelevanceReader(question, read_sentences(state.get("sources", []), ctx.toolbox.source_text))
     shape = report_shape(question, ctx.settings.report, ctx.model)  # an open question's report: report/
     if not shape.direct_answer:
