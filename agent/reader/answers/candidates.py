@@ -170,8 +170,9 @@ def rank_candidates(question: str, sentences: Iterable[EvidenceSentence], k: int
     stale: set[str] = set()  # candidates some unit calls replaced
     nationality = kind == "name" and asks_nationality(question)
     lists = asks_several(question)
-    common = common_words(sentences) if kind == "name" else frozenset()
-    links = Links(sentences, q_stems, common_words(sentences)) if w.get("link") else None
+    ordinary = common_words(sentences)
+    common = ordinary if kind == "name" else frozenset()
+    links = Links(sentences, q_stems, ordinary) if w.get("link") else None
     for index, sent in enumerate(sentences):
         spans = [(s, "") for s in demonym_spans(sent.text)] if nationality else \
             [(s, label) for s, label in labelled_spans(sent, lists)

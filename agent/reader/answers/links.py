@@ -3,10 +3,10 @@
 A multi-hop answer stands in a unit that does not say what the question asks about; another source's unit does,
 and names the same thing: "Boden's Boy … directed by Henry Edwards" and "Henry Edwards … was born in
 Weston-super-Mare"; "Agreed to stock the KMC X11-93 as our standard 11-speed chain" and the inventory row
-"| KMC | X11-93 | … | 18.40 |". A candidate's `link` is the largest share of the question's words that a unit of
-another source covers, where that unit names one of the names of the candidate's unit (not the candidate itself,
-not a name the question gives). Names are the units' capitalised runs and codes (spans.name_spans), matched by their
-parts too ("KMC X11-93" meets the cell "X11-93").
+"| KMC | X11-93 | … | 18.40 |". A candidate's `link` is the largest share of the question's words that another
+source's units naming one of the names of the candidate's unit (not the candidate itself, not a name the question
+gives) add to what the candidate's unit covers itself. Names are the units' capitalised runs and codes
+(spans.name_spans), matched by their parts too ("KMC X11-93" meets the cell "X11-93").
 
 trust/relevance.py follows the same kind of chain to decide whether a unit is about the question at all (idf-weighted,
 whole names, a source's title as a name). As a ranker feature that reading did worse (pool train top-1 over 800
@@ -39,7 +39,8 @@ class Links:
         self.size = len(q_stems)
         self.covers: list[frozenset[str]] = []
         self.names: list[set[str]] = []
-        self.naming: dict[str, dict[str, frozenset[str]]] = {}  # key -> url -> the question words its units cover
+        self.naming: dict[str, dict[str, frozenset[str]]] = {}  # key -> url -> the question words its units naming
+        # the key cover together
         for sent in sentences:
             words = {stem(w) for w in content_words(f"{sent.text} {sent.title}")} | context_stems(sent)
             cover = frozenset(words & q_stems)
