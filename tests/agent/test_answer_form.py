@@ -87,6 +87,9 @@ async def test_a_yes_no_question_reaches_the_writer_with_its_choices(toolbox, st
      ["Mean Girls", "April Fool's Day"]),
     ("Is the deposit bigger for borrowing the hedge trimmer or the rotavator?", ["hedge trimmer", "rotavator"]),
     ("Is the battery larger in the Pixel 8 or the iPhone 15?", ["Pixel 8", "iPhone 15"]),
+    ("Is the red kettle or the blue kettle heavier?", ["red kettle", "blue kettle"]),
+    ("Was the rotavator or the hedge trimmer bought first?", None),  # "bought first" is no option's name
+    ("Is the deposit bigger for the rotavator or the hedge trimmer?", ["rotavator", "hedge trimmer"]),
     ("Which continent are both magazines, Sayidaty and Closer published?", None),
     ("Who is descended from William, 4th Lord Livingston and was a statesman from New York City?", None),
     ("Which artist was featured on jazz stations, along with Kenny G and the performer of Saxophonic?", None),

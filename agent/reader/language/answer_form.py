@@ -27,11 +27,15 @@ _ALTERNATIVES = (
     re.compile(r"^(?:which|who|what)\b[^,]*,\s*([^,?]+?),?\s+or\s+([^,?]+?)\s*,", re.IGNORECASE),
     re.compile(r"^(?:in\s+)?(?:between|of|among|amongst)\s+([^,?]+?)\s+and\s+([^,?]+?)\s*,?\s+(?:which|who)\b",
                re.IGNORECASE),
-    # "Is the deposit bigger for the hedge trimmer or the rotavator?": the alternatives end the question, each led
-    # by its article.
-    re.compile(r"^(?:is|are|was|were|do|does|did)\b.*\b(?:the|a|an)\s+((?:(?!\b(?:the|a|an)\b)[^,?])+?)\s+or\s+"
-               r"(?:the|a|an)\s+((?:(?!\b(?:the|a|an)\b)[^,?])+?)\s*\?\s*$", re.IGNORECASE),
 )
+# "Is the deposit bigger for the hedge trimmer or the rotavator?", "Is the red kettle or the blue kettle heavier?": the
+# alternatives end a yes/no-shaped question, each led by its article, and a comparative says what tells them apart.
+_ARTICLE_PAIR = re.compile(r"^(?:is|are|was|were|do|does|did)\b.*\b(?:the|a|an)\s+((?:(?!\b(?:the|a|an)\b)[^,?])+?)"
+                           r"\s+or\s+(?:the|a|an)\s+((?:(?!\b(?:the|a|an)\b)[^,?])+?)\s*\?\s*$", re.IGNORECASE)
+_COMPARATIVE_WORDS = ("heavier|lighter|longer|shorter|bigger|larger|smaller|cheaper|dearer|older|newer|younger|higher|"
+                      "lower|faster|slower|better|worse|taller|wider|narrower|more|less|fewer|greater")
+_COMPARATIVE = re.compile(rf"\b(?:{_COMPARATIVE_WORDS})\b", re.IGNORECASE)
+_TRAILING_COMPARATIVE = re.compile(rf"\s+(?:{_COMPARATIVE_WORDS})$", re.IGNORECASE)
 # "Which genus has more species, Bactris and Epigaea?": two names after the comma, joined by "and" (not a property
 # both share: "Which continent are both magazines, Sayidaty and Closer published?").
 _NAMED_PAIR = re.compile(r"^(?:which|who)\b(?![^,:]*\bboth\b)[^,:]*[,:]\s*([^,:?]+?)\s+and\s+([^,:?]+?)\s*\??\s*$",
@@ -65,6 +69,14 @@ def answer_choices(question: str) -> list[str] | None:
         if all(0 < len(o) <= _MAX_OPTION_CHARS for o in options) and options[0].lower() != options[1].lower():
             return options
         return None
+    if (pair := _ARTICLE_PAIR.search(text)) is not None:
+        first, second = pair.groups()
+        if (trailing := _TRAILING_COMPARATIVE.search(second)) is not None:  # "… or the blue kettle heavier?"
+            second = second[:trailing.start()]
+            compared = len(second.split()) <= 2  # "the hedge trimmer bought first" is no option and its comparative
+        else:
+            compared = _COMPARATIVE.search(text[:pair.start(1)]) is not None
+        return [first, second] if compared and first.lower() != second.lower() else None
     if (pair := _NAMED_PAIR.search(text)) is not None:
         options = [_strip_article(o) for o in pair.groups()]
         names = [_name_run(o.split(), backward=False) for o in options]
