@@ -173,8 +173,8 @@ async def writer(state: ResearchState, runtime: Runtime[ResearchContext]) -> dic
     question = state["question"]
     findings = unique_findings(state.get("findings", []))[: ctx.settings.max_sources_in_prompt]
     reason = state.get("stop_reason") or "finished"
-    note = STOP_NOTES.get(reason, "").format(detail=state.get("stop_detail", ""),
-                                             reached=hop_reached(state.get("plan", [])))
+    note = STOP_NOTES[reason].format(detail=state.get("stop_detail", ""), reached=hop_reached(state.get("plan", []))) \
+        if reason in STOP_NOTES else ""
     reader = RelevanceReader(question, read_sentences(state.get("sources", []), ctx.toolbox.source_text))
     shape = report_shape(question, ctx.settings.report, ctx.model)  # an open question's report: report/
     if not shape.direct_answer:

@@ -30,6 +30,7 @@ from typing import Literal
 
 from ..document.evidence import EvidenceSentence
 from ..document.text import normalise, without_disambiguation
+from ..language.comparatives import MEASURES
 from ..language.words import DEATH, content_words, life_date, stem
 
 Order = Literal["earliest", "latest"]
@@ -60,18 +61,8 @@ _COUNT_WINDOW = 3
 _FRAME = frozenset({"which", "who", "what", "whom", "located", "locate", "one", "two", "between", "both"})
 
 
-# A comparative, whether the smaller value wins, and the dimension it compares when no column word is in the question.
-_COMPARATIVES: dict[str, tuple[bool, str]] = {
-    "heavier": (False, "weight"), "lighter": (True, "weight"), "longer": (False, "length"),
-    "shorter": (True, "length"), "taller": (False, "height"), "higher": (False, "height"), "lower": (True, "height"),
-    "wider": (False, "width"), "narrower": (True, "width"), "bigger": (False, "size"), "larger": (False, "size"),
-    "smaller": (True, "size"), "cheaper": (True, "price"), "dearer": (False, "price"), "costlier": (False, "cost"),
-    "faster": (False, "speed"), "slower": (True, "speed"), "more": (False, ""), "less": (True, ""),
-    "fewer": (True, ""), "greater": (False, ""),
-}
-_COMPARATIVE = re.compile(r"\b(" + "|".join(_COMPARATIVES) + r")\b", re.IGNORECASE)
+_COMPARATIVE = re.compile(r"\b(" + "|".join(MEASURES) + r")\b", re.IGNORECASE)
 _EXPENSIVE = re.compile(r"\b(more|less) expensive\b", re.IGNORECASE)
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
 
 @dataclass(frozen=True)
@@ -147,6 +138,13 @@ def asked_count(question: str) -> tuple[str, bool] | None:
     return stem(match.group("noun")), match.group("cue").lower() in _FEWER
 
 
+def _amount(m: re.Match[str]) -> float:
+    """The value of an `_AMOUNT` match: "120", "24,256,800", "1.2 million", "three"."""
+    if m.group(3):
+        return float(_NUMBER_WORDS[m.group(3).lower()])
+    return float(m.group(1).replace(",", "")) * _SCALE.get((m.group(2) or "").lower(), 1)
+
+
 def _count_near(noun: str, sentence: str) -> float | None:
     """The number standing within a few words of the noun in the sentence, if any (the nearest)."""
     nouns = [m.span() for m in re.finditer(r"[A-Za-z]+", sentence) if stem(m.group().lower()) == noun]
@@ -157,12 +155,9 @@ def _count_near(noun: str, sentence: str) -> float | None:
                                       else sentence[end:m.start()])) for start, end in nouns), default=None)
         if between is None or between > _COUNT_WINDOW:
             continue
-        if m.group(3):
-            value = float(_NUMBER_WORDS[m.group(3).lower()])
-        elif _YEAR.fullmatch(m.group(1)):
+        if not m.group(3) and _YEAR.fullmatch(m.group(1)):
             continue  # "the 1988 Olympic bronze medalist" dates the medal, it does not count medals
-        else:
-            value = float(m.group(1).replace(",", "")) * _SCALE.get((m.group(2) or "").lower(), 1)
+        value = _amount(m)
         if best is None or between < best[0]:
             best = (between, value)
     return None if best is None else best[1]
@@ -190,7 +185,7 @@ def asked_measure(question: str) -> tuple[bool, set[str]] | None:
     if (expensive := _EXPENSIVE.search(question)) is not None:
         fewer, dimension = expensive.group(1).lower() == "less", "price"
     elif (match := _COMPARATIVE.search(question)) is not None:
-        fewer, dimension = _COMPARATIVES[match.group(1).lower()]
+        fewer, dimension = MEASURES[match.group(1).lower()]
     else:
         return None
     words = {stem(w) for w in content_words(question)} - {stem(w) for w in _FRAME}
@@ -209,11 +204,11 @@ def _row_value(option: str, wanted: set[str],
                                                       f" {name_key(option)} " in f" {name_key(c)} " for c in cells):
             continue
         for column, cell in zip(sent.header, cells, strict=True):
-            number = _NUMBER.search(cell)
+            number = _AMOUNT.search(cell)
             score = len({stem(w) for w in content_words(column.replace("_", " "))} & wanted)
             if number is None or not score or (best is not None and score <= best[0]):
                 continue
-            best = (score, column, float(number.group().replace(",", "")), sent)
+            best = (score, column, _amount(number), sent)
     return None if best is None else best[1:]
 
 

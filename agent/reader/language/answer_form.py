@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from .comparatives import COMPARATIVE_WORDS
 from .spans import NAME_CONNECTORS
 
 NOT_FOUND = "not found"
@@ -32,10 +33,8 @@ _ALTERNATIVES = (
 # alternatives end a yes/no-shaped question, each led by its article, and a comparative says what tells them apart.
 _ARTICLE_PAIR = re.compile(r"^(?:is|are|was|were|do|does|did)\b.*\b(?:the|a|an)\s+((?:(?!\b(?:the|a|an)\b)[^,?])+?)"
                            r"\s+or\s+(?:the|a|an)\s+((?:(?!\b(?:the|a|an)\b)[^,?])+?)\s*\?\s*$", re.IGNORECASE)
-_COMPARATIVE_WORDS = ("heavier|lighter|longer|shorter|bigger|larger|smaller|cheaper|dearer|older|newer|younger|higher|"
-                      "lower|faster|slower|better|worse|taller|wider|narrower|more|less|fewer|greater")
-_COMPARATIVE = re.compile(rf"\b(?:{_COMPARATIVE_WORDS})\b", re.IGNORECASE)
-_TRAILING_COMPARATIVE = re.compile(rf"\s+(?:{_COMPARATIVE_WORDS})$", re.IGNORECASE)
+_COMPARATIVE = re.compile(rf"\b(?:{'|'.join(sorted(COMPARATIVE_WORDS))})\b", re.IGNORECASE)
+_TRAILING_COMPARATIVE = re.compile(rf"\s+(?:{'|'.join(sorted(COMPARATIVE_WORDS))})$", re.IGNORECASE)
 # "Which genus has more species, Bactris and Epigaea?": two names after the comma, joined by "and" (not a property
 # both share: "Which continent are both magazines, Sayidaty and Closer published?").
 _NAMED_PAIR = re.compile(r"^(?:which|who)\b(?![^,:]*\bboth\b)[^,:]*[,:]\s*([^,:?]+?)\s+and\s+([^,:?]+?)\s*\??\s*$",
