@@ -68,6 +68,24 @@ def test_numbers_inside_codes_are_no_answers():
     assert "40 %" in numbers and "3.0" not in numbers and "2.3" not in numbers
 
 
+def test_the_day_of_a_day_and_month_is_no_count_or_measure():
+    notes = units("- Kiln checked on 14 Oct by Ravi, 3 shelves cracked.\n- Glaze order arrives Nov 2nd.")
+    numbers = [c.text for c in rank_candidates("How many kiln shelves cracked?", notes, k=9)]
+    assert numbers[0] == "3" and "14" not in numbers and "2" not in numbers
+    # with nothing else to offer, no number at all: "not found" rather than the day of a date
+    only = units("- Mixer serviced on 30 Aug.")
+    assert rank_candidates("At what speed does the mixer run?", only, k=9) == []
+
+
+def test_a_models_number_is_no_measure():
+    notes = units("| Month | Batch | Host | Kit |\n| May | Rye saison | Dana Holt | Brewzilla 35 |\n"
+                  "| June | Dry stout | Ken Ito | Anvil Foundry 6.5 |")
+    assert rank_candidates("What mash temperature did Ken use for the stout?", notes, k=9) == []
+    # a count is kept where it opens the text or follows no name ("Over 300 people")
+    crowd = units("Over 300 people came to the open day.")
+    assert top("How many people came to the open day?", crowd) == "300"
+
+
 def test_when_a_unit_was_written():
     assert first_date("Tuesday 10th September 2024, 20:00") == (2024, 9, 10)
     assert first_date("paid 30/08/2024") == (2024, 8, 30) and first_date("June 1, 2024") == (2024, 6, 1)

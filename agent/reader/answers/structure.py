@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from ..document.evidence import EvidenceSentence
-from ..language.spans import STOP_WORDS, Span, spans_of
+from ..language.spans import STOP_WORDS, Span, bound_numbers, spans_of
 from ..language.words import content_words, stem
 
 _CELL_WORDS = 6
@@ -39,21 +39,22 @@ def labelled_spans(sent: EvidenceSentence, lists: bool = False) -> list[tuple[Sp
         out: list[tuple[Span, str]] = []
         for col, (cell, start) in enumerate(_cells_with_offsets(sent.text)):
             label = sent.header[col] if col < len(sent.header) else ""
-            out += [(Span(s.text, s.kind, start + s.start), label) for s in _standalone(spans_of(cell, lists))]
+            out += [(Span(s.text, s.kind, start + s.start), label) for s in _standalone(spans_of(cell, lists), cell)]
             out += [(s, label) for s in _whole_cell(cell, start)]
         return list(dict.fromkeys(out))  # a cell's own span and its whole-cell span often coincide
-    spans = _standalone(spans_of(sent.text, lists))
+    spans = _standalone(spans_of(sent.text, lists), sent.text)
     if sent.kind == "field" and sent.key:
         colon = sent.text.find(":")
         return [(s, sent.key if s.start > colon else "") for s in spans]
     return [(s, "") for s in spans]
 
 
-def _standalone(spans: list[Span]) -> list[Span]:
+def _standalone(spans: list[Span], text: str) -> list[Span]:
     """Spans of other kinds that stand inside a date ("12" and "08" of "12/08/2024") are no answers of their own, nor
-    are numbers inside a code ("3.0" of "v2.3.0", "5 capacitive" of "RS-5 capacitive")."""
+    are numbers inside a code ("3.0" of "v2.3.0", "5 capacitive" of "RS-5 capacitive"), a day and month ("30" of
+    "30 Aug") or after a model's name ("10.5" of "Anvil Foundry 10.5")."""
     dates = [(s.start, s.start + len(s.text)) for s in spans if s.kind == "date"]
-    codes = [(s.start, s.start + len(s.text)) for s in spans if s.kind == "code"]
+    codes = [(s.start, s.start + len(s.text)) for s in spans if s.kind == "code"] + bound_numbers(text, spans)
     return [s for s in spans if (s.kind == "date" or not any(a <= s.start and s.start + len(s.text) <= b
                                                              for a, b in dates))
             and (s.kind != "number" or not any(a <= s.start < b for a, b in codes))]

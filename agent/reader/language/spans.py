@@ -28,6 +28,9 @@ _DATE_PATTERNS = [
     re.compile(r"(?<![\d/])\d{1,2}/\d{1,2}/\d{2}\b(?!/)"),  # 01/06/24, as a diary writes it
     re.compile(r"\b\d{1,2}\.\d{1,2}\.\d{4}\b"),  # 30.08.2024
 ]
+# A day of a month without its year ("on 30 Aug", "Sat 14 Sept", "August 30th"): no date answer of its own, but its
+# number is no count or measure either.
+_DAY_MONTH = re.compile(rf"\b{_DAY}\s+(?:{_MONTHS})(?![\w])|\b(?:{_MONTHS})\s+{_DAY}\b")
 # Identifiers, codes and part numbers: letters and digits mixed ("GZ7731184K", "D4MC-5020", "CL555R", "v2.3.1"),
 # hex ("0x5A"), MAC and IP addresses. A name span may hold one ("KMC CL555R"); this is the code alone.
 _CODE = re.compile(r"(?<![\w:.\-])(?:"
@@ -72,6 +75,10 @@ _NOT_NAMES = frozenset({
     "According", "Unlike", "Despite", "Like", "Under", "Between", "Among", "Until", "Each", "All",
     "Other", "Another", "Such", "What", "Which", "Who", "Where", "Why", "How", "Is", "Was", "Were", "Are",
 })
+
+# Words that open a count ("Over 300 people"), not a name with its model number ("Brewzilla 35").
+_QUANTIFIERS = frozenset({"over", "under", "around", "almost", "only", "just", "exactly", "circa", "ca", "total",
+                          "up", "above", "below", "more", "less", "fewer", "than", "nearly", "roughly", "some"})
 
 # Names that are almost never an answer on their own: months, weekdays, demonyms of the big countries.
 GENERIC_NAMES = frozenset([
@@ -258,6 +265,34 @@ def list_spans(parts: list[Span], sentence: str) -> list[Span]:
         if last_join.endswith("and "):
             out.append(Span(sentence[first.start:end], first.kind, first.start))
     return out
+
+
+def bound_numbers(sentence: str, spans: list[Span]) -> list[tuple[int, int]]:
+    """Where a number belongs to something else, as (start, end): the day of a day and month ("30" of "on 30 Aug")
+    and a model's number after its name ("10.5" of "the Anvil Foundry 10.5", "Brewzilla 35"; not after an
+    adverb that opens the text: "Over 300 people", "Nearly 40 came")."""
+    out = [(m.start(), m.end()) for m in _DAY_MONTH.finditer(sentence)]
+    for name in spans:
+        end = name.start + len(name.text)
+        word = name.text.lower()
+        if name.kind != "name":
+            continue
+        inner = re.search(r" \d", name.text)  # "Brewzilla 35", "Big 12": the name holds its number
+        if inner and not _counts_what_follows(sentence, end):
+            out.append((name.start + inner.start() + 1, end))
+        if " " not in word and (word in _QUANTIFIERS or word in STOP_WORDS or word.endswith("ly")
+                                or name.text in _NOT_NAMES):
+            continue
+        m = re.match(r" (\d+(?:\.\d+)?)\b(?![.,]?\d|\s?(?:%|°))", sentence[end:])
+        if m and not _counts_what_follows(sentence, end + m.end()):
+            out.append((end + 1, end + m.end()))
+    return out
+
+
+def _counts_what_follows(sentence: str, end: int) -> bool:
+    """A number followed by an ordinary word counts it ("in Venice 22 times"): no model's number."""
+    m = re.match(r"\s+([a-z]+)", sentence[end:])
+    return m is not None and m.group(1) not in STOP_WORDS
 
 
 def code_spans(sentence: str) -> list[Span]:
