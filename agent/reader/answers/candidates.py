@@ -41,10 +41,12 @@ from ..language.spans import GENERIC_NAMES, STOP_WORDS, WORD, AnswerKind, Span, 
 from ..language.words import BIRTH, DEATH, content_words, life_date, stem
 from .anchors import anchored, anchors
 from .links import Links
-from .name_edges import common_words, opening_common_word
+from .name_edges import common_words, inner_capitals, opening_common_word, without_opening_word
+from .offices import holder_of, holders, is_office
 from .structure import asked_words, context_stems, label_match, labelled_spans
 
-_WHO = re.compile(r"^\s*(who|whom|whose)\b|\b(who|whom)\s+(is|was|were|are|did|does|has|had)\b|\bwhat (actor|actress|"
+_WHO = re.compile(r"^\s*(who|whom|whose)\b|\bto whom\b|\b(who|whom)\s+(is|was|were|are|did|does|do|has|had|should|"
+                  r"would|can|could|will)\b|\bwhat (actor|actress|"
                   r"singer|director|player|author|writer|person|man|woman|artist|musician|politician)\b",
                   re.IGNORECASE)
 _WHERE = re.compile(r"^\s*where\b|\bwhere (is|was|were|are|did|does)\b", re.IGNORECASE)
@@ -57,7 +59,8 @@ _NOT_PERSON = frozenset([
     "mountain", "lake", "bay", "film", "series", "show", "album", "studio", "studios", "theatre", "theater",
     "hospital", "institute", "academy", "center", "centre", "bank", "act", "war", "battle", "day", "cup", "prize",
     "hotel", "road", "bridge", "district", "province", "region", "county", "court", "castle", "palace", "tower",
-    "records", "magazine", "newspaper", "network", "channel", "radio", "television", "tv"
+    "records", "magazine", "newspaper", "network", "channel", "radio", "television", "tv", "farm", "fund", "stables",
+    "co-op", "committee", "trust", "foundation",
 ])
 _PLACE_CUE = frozenset({"in", "at", "near", "from", "of"})
 
@@ -172,6 +175,7 @@ def rank_candidates(question: str, sentences: Iterable[EvidenceSentence], k: int
     lists = asks_several(question)
     ordinary = common_words(sentences)
     common = ordinary if kind == "name" else frozenset()
+    capitals = inner_capitals(sentences) if kind == "name" else frozenset()
     links = Links(sentences, q_stems, ordinary) if w.get("link") else None
     for index, sent in enumerate(sentences):
         spans = [(s, "") for s in demonym_spans(sent.text)] if nationality else \
@@ -194,6 +198,7 @@ def rank_candidates(question: str, sentences: Iterable[EvidenceSentence], k: int
         rel_share = len({w for w, _ in rel_hits} | (around & relation)) / len(relation) if relation else 0.0
         anchor = anchored(pinned, f"{sent.text} {sent.heading} {sent.title}")
         for span, label in spans:
+            span = without_opening_word(sent.text, span, common, capitals)
             key = _norm(span.text)
             if not key or (key in GENERIC_NAMES and not nationality) or opening_common_word(sent.text, span, common):
                 continue
@@ -252,7 +257,29 @@ def rank_candidates(question: str, sentences: Iterable[EvidenceSentence], k: int
         cand.features["repeats"] = math.log(cand.count)
         cand.features["later"] = float(latest is not None and len(rival) > 1 and key in rival and dates[key] == latest)
         cand.score += w.get("repeats", 0.0) * cand.features["repeats"] + w.get("later", 0.0) * cand.features["later"]
+    if asks == "person":
+        _put_holders(best, sentences, w)
     return sorted(best.values(), key=lambda c: (-c.score, c.source))[:k]
+
+
+def _put_holders(best: dict[str, Candidate], sentences: list[EvidenceSentence], w: dict[str, float]) -> None:
+    """A "who" question's office candidates ("Deputy Site Warden") give their place to the person the evidence says
+    holds the office (offices.py), cited by the unit that pairs them and scored as a person where the office stood."""
+    offices = holders(sentences)
+    if not offices:
+        return
+    for key, cand in list(best.items()):
+        if not is_office(cand.text) or (found := holder_of(cand.text, offices)) is None:
+            continue
+        person, index = found
+        unit = sentences[index]
+        features = {**cand.features, "shape": 1.0}
+        score = cand.score + w.get("shape", 0.0) * (1.0 - cand.features.get("shape", 0.0))
+        del best[key]
+        old = best.get(person_key := _norm(person))
+        if old is None or score > old.score:
+            best[person_key] = Candidate(person, score, unit.text, unit.source, unit.url,
+                                         old.count if old else 1, features)
 
 
 _CATEGORY = re.compile(r"\b(?:is|was|are|were)\s+(?:a|an|the|one of the)\s+((?:[\w'’\-]+\s+){0,5}[\w'’\-]+)")
