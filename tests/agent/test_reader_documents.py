@@ -77,6 +77,30 @@ def test_the_day_of_a_day_and_month_is_no_count_or_measure():
     assert rank_candidates("At what speed does the mixer run?", only, k=9) == []
 
 
+def test_a_time_asked_is_answered_by_a_time_and_an_amount_asked_by_its_verb_by_an_amount():
+    notes = units("Race nights: the first warning signal is now at 18:45 (was 19:00), 3 races.\n"
+                  "Berths: we pay €410 a year for the club's mooring; Aoife Ryan collects it.", title="Club notes")
+    assert top("What time is the first warning signal now?", notes) == "18:45"
+    assert top("What do we pay for the club's mooring?", notes) == "€410"
+
+
+def test_an_amount_asked_by_its_verb_is_money():
+    notes = units("- New sails: 2 bags from Quay Sails, 14 kg in all, we paid £1,240 on delivery.")
+    assert [c.text for c in rank_candidates("What did the club pay for the new sails?", notes, k=9)] == ["£1,240"]
+
+
+def test_a_time_of_day_is_no_count():
+    log = units("2024-05-02 19:40 KB Launch delayed to 20:15, 3 boats out.")
+    numbers = [c.text for c in rank_candidates("How many boats went out?", log, k=9)]
+    assert numbers[0] == "3" and not {"19", "40", "20", "15"} & set(numbers)
+
+
+def test_the_value_before_not_is_the_corrected_one():
+    log = units("2024-03-09 11:00 RB CORRECTION to 2024-03-02: the tank reading was 410 L, not 440 L. Misread it.")
+    ranked = {c.text: c for c in rank_candidates("How much did the tank really hold?", log, k=9)}
+    assert ranked["410 L"].features["stale"] == 0.0 and ranked["440 L"].features["stale"] == 1.0
+
+
 def test_a_models_number_is_no_measure():
     notes = units("| Month | Batch | Host | Kit |\n| May | Rye saison | Dana Holt | Brewzilla 35 |\n"
                   "| June | Dry stout | Ken Ito | Anvil Foundry 6.5 |")

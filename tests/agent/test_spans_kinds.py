@@ -4,7 +4,8 @@ several formats, and where something is when no name says it."""
 from __future__ import annotations
 
 import pytest
-from deepresearch.agent.reader.language.spans import code_spans, place_spans, quantity_spans, spans_of
+from deepresearch.agent.reader.language.kinds import answer_kind, fits
+from deepresearch.agent.reader.language.spans import Span, code_spans, place_spans, quantity_spans, spans_of
 
 
 @pytest.mark.parametrize(("sentence", "code"), [
@@ -14,6 +15,8 @@ from deepresearch.agent.reader.language.spans import code_spans, place_spans, qu
     ("static IP 192.168.50.21", "192.168.50.21"),
     ("Omron D4MC-5020 on the left", "D4MC-5020"),
     ("Always fit a new CL555R quick link.", "CL555R"),
+    ("Out of hours ring Jo on 07700 900 123.", "07700 900 123"),
+    ("Harbour office: +353 87 765 4321 (VHF 16 first)", "+353 87 765 4321"),
 ])
 def test_codes(sentence: str, code: str):
     assert code in [s.text for s in code_spans(sentence)]
@@ -21,6 +24,35 @@ def test_codes(sentence: str, code: str):
 
 def test_plain_numbers_and_words_are_not_codes():
     assert code_spans("In 1989, the 250 people of Wi-Fi town won 3rd place twice.") == []
+    assert code_spans("Seasons 2019 2020 2021 were cancelled; 12 000 came in 2022.") == []
+
+
+@pytest.mark.parametrize(("question", "kind"), [
+    ("What time does the first race start on Thursdays?", "time"),
+    ("At what time does the bar close?", "time"),
+    ("What time period does the archive cover?", "name"),
+    ("What are we paying for the boiler service contract?", "number"),
+    ("What would a school be charged for the small room?", "number"),
+    ("What did the club pay for the new sails?", "number"),
+    ("What company paid for the new sails?", "name"),
+    ("What's the most players we can field in the league?", "number"),
+    ("What is the most famous painting in the museum?", "name"),
+    ("Which number should I ring when the alarm goes off?", "code"),
+    ("Which number is on the winning ticket?", "name"),
+    ("What number should I ring when the alarm goes off?", "code"),
+    ("What's the sail number of the club's Laser?", "code"),
+    ("The plumber wants the water meter's account number. What is it?", "code"),
+    ("What is the customer reference on the gas bill?", "code"),
+])
+def test_answer_kinds(question: str, kind: str):
+    assert answer_kind(question) == kind
+
+
+def test_times_and_digit_identifiers():
+    assert [s.text for s in spans_of("Warning signal 18:45, bar shuts 11 p.m.") if s.kind == "time"] == \
+        ["18:45", "11 p.m."]
+    assert fits(Span("7398210604", "number", 0), "code") and fits(Span("45127", "number", 0), "code")
+    assert not fits(Span("2024", "number", 0), "code") and not fits(Span("120", "number", 0), "code")
 
 
 @pytest.mark.parametrize("quantity", ["6.5 bar", "40 Nm", "0.5 %", "17 °C", "24.5 kg", "1500 mm", "28 days",

@@ -30,11 +30,13 @@ from ..language.kinds import (
     ASKS_YEAR,
     answer_kind,
     asks_measure,
+    asks_money,
     asks_nationality,
     asks_several,
     demonym_spans,
     fits,
     kind_bonus,
+    money_label,
     prefers_unit,
 )
 from ..language.spans import GENERIC_NAMES, STOP_WORDS, WORD, AnswerKind, Span, name_spans
@@ -82,13 +84,13 @@ class Candidate:
 # Feature weights (tuned on pool *train* questions; the eval's dev questions were not looked at).
 # "category" (the candidate's own source calls it what the question's "which company" asks for): on the
 # 1,103 free-form train questions top-1 115 → 120 / 126 / 130 / 136 / 134 at weight 0.5 / 1 / 2 / 3 / 5.
-# "column": the span stands in the table column (or under the key) the question asks for; "row_about": its table
-# row names the question's subject (a row is about one thing; the other rows' values are near misses); "later": its
-# unit was written last among the candidates' dated units; "corrects": its unit says it replaces what was said
-# before, "stale": it is the value a change replaced ("8 bar, not 6.5 bar"; recency.py). They are 0 on Wikipedia
-# prose but for a rare "not X", so the weights fitted there are untouched by them (top-1 on
-# 400 pool train questions, simulated evidence: 53 before them, 54 after). "anchor": the unit writes the days and codes
-# the question names (anchors.py); top-1 on 800 pool train questions 110 / 112 / 110 / 109 at weight 0 / 1 / 2 / 3.
+# "column": the span stands in the table column (or under the key) the question asks for; "row_about": its table row
+# names the question's subject (a row is about one thing; the other rows' values are near misses); "later": its unit
+# was written last among the candidates' dated units; "corrects": its unit says it replaces what was said before,
+# "stale": it is the value a change replaced ("8 bar, not 6.5 bar"; recency.py). They are 0 on Wikipedia prose but for
+# a rare "not X", so the weights fitted there are untouched by them (top-1 on 400 pool train questions, simulated
+# evidence: 53 before them, 54 after). "anchor": the unit writes the days and codes the question names (anchors.py);
+# top-1 on 800 pool train questions 110 / 112 / 110 / 109 at weight 0 / 1 / 2 / 3.
 W = {"about": 0.5, "relation": 3.0, "near": 1.5, "novel": 2.0, "source": 0.4, "typed": 1.5, "shape": 1.0,
      "kind": 1.0, "bridge": -0.5, "repeats": 0.2, "category": 3.0, "column": 3.0, "later": 1.0, "corrects": 1.0,
      "row_about": 1.5, "stale": -3.0, "stamp": 1.0, "anchor": 1.0, "link": 1.0}
@@ -153,10 +155,11 @@ def rank_candidates(question: str, sentences: Iterable[EvidenceSentence], k: int
     bridge_keys = {_norm(b) for b in bridges}
     entity, relation = question_terms(question)
     type_words = answer_type_words(question)
-    if kind == "date":  # "on what date …": every date answers the word, so a unit's "New dates:" says nothing
+    if kind in ("date", "time"):  # "on what date …": every date answers the word, so "New dates:" says nothing
         relation, type_words = relation - _DATE_STEMS, type_words - _DATE_STEMS
     asks_year = kind == "date" and ASKS_YEAR.search(question) is not None
     measure = kind == "number" and asks_measure(question)
+    money = kind == "number" and asks_money(question)
     unit = kind == "number" and prefers_unit(question)
     asked = asked_words(question)
     pinned = anchors(question)  # the days and codes the question names
@@ -178,9 +181,10 @@ def rank_candidates(question: str, sentences: Iterable[EvidenceSentence], k: int
     capitals = inner_capitals(sentences) if kind == "name" else frozenset()
     links = Links(sentences, q_stems, ordinary) if w.get("link") else None
     for index, sent in enumerate(sentences):
+        # a cell's unit or currency may be in its column's name
         spans = [(s, "") for s in demonym_spans(sent.text)] if nationality else \
             [(s, label) for s, label in labelled_spans(sent, lists)
-             if fits(s, kind, asks == "place", measure and not label)]  # a cell's unit may be in its column name
+             if fits(s, kind, asks == "place", measure and not label, money and not money_label(label))]
         if not spans:
             continue
         if kind == "date" and not asks_year:  # "2024" of "June 1, 2024" is no date of its own unless a year is asked

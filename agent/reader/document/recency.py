@@ -73,6 +73,7 @@ _STALE_BEFORE = re.compile(r"\b(not|instead of|no longer|rather than|formerly|pr
 # "… 40 % -> 25 %", "the old 4721 no longer works", "6.5 bar is wrong"
 _STALE_AFTER = re.compile(r"^\s*(?:->|→|=>|⟶|no longer\b|(?:is|was) (?:no longer|wrong|incorrect|out of date|"
                           r"replaced|superseded|withdrawn)\b)", re.IGNORECASE)
+_RIGHT_AFTER = re.compile(r"^,?\s+(?:and\s+)?not\s+\S*\d", re.IGNORECASE)
 
 
 def stale_value(unit: str, start: int, end: int, correcting: bool) -> bool:
@@ -81,5 +82,7 @@ def stale_value(unit: str, start: int, end: int, correcting: bool) -> bool:
     before = unit[max(0, start - 24):start]
     if _STALE_AFTER.match(unit[end:end + 24]):
         return True
+    if _RIGHT_AFTER.match(unit[end:end + 12]):  # "OG was 1.052, not 1.062": the value before "not" is the right one
+        return False
     m = _STALE_BEFORE.search(before)
     return m is not None and (m.group(1).lower() not in ("was", "from") or correcting)

@@ -1,6 +1,7 @@
 """What kind of answer a question asks for, and whether a span is of that kind.
 
     date    when / what date / in what year                               "16 April 1689", "2024-04-02"
+    time    what time / at what time                                      "18:45", "7:30 pm"
     number  how many / how much / what torque, price, weight, length ...  "118", "40 Nm", "€398.60"
     code    what part number, serial, frame number, MAC or I2C address    "CL555R", "0x5A"
     name    who, which, what else (the default); for "where" a place too  "Aphra Behn", "above the sink"
@@ -38,9 +39,14 @@ _MEASURE_Q = re.compile(rf"\b(what|which)\s+(?:(?:is|was|are|were)\s+)?(?:the\s+
                         rf"(?:{_MEASURES})s?(?=\s+(?:of|for|does|do|did|is|was|are|were|should|must|can|will|at|on|"
                         rf"in|when|with|to|per|from|than)\b|\s*[?,]|\s*$)|\bhow (heavy|wide|deep|high|fast|hot|cold|"
                         rf"expensive)\b|\bhow long\b(?! ago)", re.IGNORECASE)
-_CODE_Q = re.compile(r"\b((part|serial|frame|model|order|reference|registration|id|version|item|product) "
-                     r"(number|no\.?|code)|sku|(mac|ip|i2c|hex|memory|bus|network|wi-?fi) address|identifier|"
-                     r"firmware version|licen[cs]e plate)\b"
+_CODE_Q = re.compile(r"\b((part|serial|frame|model|order|reference|registration|id|version|item|product|sail|phone|"
+                     r"telephone|mobile|account|membership|policy|meter|customer|booking|invoice|licen[cs]e|vehicle|"
+                     r"chassis|engine|hull|tracking|case|ticket) (number|no\.?|code)|sku|(mac|ip|i2c|hex|memory|bus|"
+                     r"network|wi-?fi) address|identifier|firmware version|licen[cs]e plate|mmsi|iban|mprn|mpan|"
+                     r"(?:meter point|booking|payment|customer|account|order|policy|supply|tracking) reference)\b"
+                     # "what number should I ring", "the gas meter point reference"
+                     r"|\b(?:what|which)\s+number\s+(?:should|do|can|could|shall)\s+\w+\s+(?:ring|call|phone|dial|text)\b"
+                     r"|\b(?:what|which)(?:'s|’s|\s+is)?\s+(?:the\s+)?(?:[\w-]+\s+){0,3}reference\b(?!\s+(?:to|of|for)\b)"
                      # "what ID did the sensor get", "which DS18B20 address …": an address named by a model number
                      r"|\b(what|which)(?:'s|’s|\s+is|\s+was)?\s+(?:the\s+)?(?:[\w-]+\s+)?id\b|\b[a-z]*\d[\w-]*\s+"
                      r"address\b", re.IGNORECASE)
@@ -53,18 +59,34 @@ _UNIT_Q = re.compile(r"\bhow (much|big|large|small|heavy|long|far|tall|wide|deep
 # title's words do not say what kind of answer the question wants.
 _WHAT_THING = re.compile(r"^\s*(what|which)\s+(city|town|school|country|state|county|company|band|team|club|"
                          r"university|college|person|man|woman|actor|actress|film|book|album)\b", re.IGNORECASE)
+_TIME_Q = re.compile(r"\b(?:what|which)\s+time\b(?!\s+(?:period|frame|zone|of\s+(?:year|day)))|\bwhat o['’]?clock\b",
+                     re.IGNORECASE)
+# An amount asked by its verb, "what" its object: "what are we paying for insurance", "what would a business be
+# charged", "what did the hall pay for the urn".
+_PAID_Q = re.compile(r"^\s*what\s+(?:would|will|do|does|did|are|is|was|were|should|must|can|could|have|has|had)\b"
+                     r"[^?]*\b(?:charged|charge|charges|pay|paying|paid|cost|costs|spend|spent|owe|owed)\b",
+                     re.IGNORECASE)
+# A count asked by its bound: "what's the most guests we can have", "the maximum number of boats".
+_BOUND_Q = re.compile(r"\b(?:most|fewest|maximum|minimum|max|min)\s+(?:number\s+of\s+)?[a-z]+s\s+(?:we|you|they|i|can|"
+                      r"could|allowed|permitted|that|who|at|in|on|for)\b|\b(?:maximum|minimum)\s+number\s+of\b",
+                      re.IGNORECASE)
 _NATIONALITY_Q = re.compile(r"\b(nationality|country of origin)\b", re.IGNORECASE)
 _SEVERAL_Q = re.compile(r"\b(two|three|four|both)\b", re.IGNORECASE)
+_DIGIT_ID = re.compile(r"(?!(?:1[5-9]|20)\d\d$)\d{4,}")
+_CURRENCY = re.compile(r"[€£$¥]|\b(?:EUR|GBP|USD|CAD|AUD)\b")
 _UNIT_OR_CURRENCY = re.compile(r"[€£$¥%]|\d\s?[A-Za-z°]")
 
 
 def answer_kind(question: str) -> AnswerKind:
-    """What the question asks for: a date or year, a number, a code, or (the default) a name."""
+    """What the question asks for: a date or year, a time of day, a number, a code, or (the default) a name."""
     if _CODE_Q.search(question):
         return "code"
     if _DIGIT_CODE_Q.search(question) and not re.match(r"\s*(who|whom|where)\b", question, re.IGNORECASE):
         return "number"
-    if _NUMBER_Q.search(question) or _MEASURE_Q.search(_without_titles(question)):
+    if _TIME_Q.search(question):
+        return "time"
+    if _NUMBER_Q.search(question) or _MEASURE_Q.search(_without_titles(question)) or _PAID_Q.search(question) \
+            or _BOUND_Q.search(question):
         return "number"
     if _YEAR_Q.search(_without_titles(question)) and not _WHAT_THING.search(question):
         return "date"
@@ -74,6 +96,11 @@ def answer_kind(question: str) -> AnswerKind:
 def asks_measure(question: str) -> bool:
     """A quantity with its unit ("what torque": "40 Nm"), not a count ("how many links": "118")."""
     return _MEASURE_Q.search(_without_titles(question)) is not None
+
+
+def asks_money(question: str) -> bool:
+    """An amount of money, asked by its verb ("what did we pay for …", "what would a business be charged")."""
+    return _PAID_Q.search(question) is not None
 
 
 def prefers_unit(question: str) -> bool:
@@ -109,12 +136,26 @@ def _without_titles(question: str) -> str:
     return f"{head} {rest}"
 
 
-def fits(span: Span, kind: AnswerKind, place: bool = False, measure: bool = False) -> bool:
+_MONEY_LABEL = re.compile(r"[€£$¥]|\b(?:eur|gbp|usd|cad|price|prices|cost|costs|fee|fees|rent|amount|paid|charge|"
+                          r"total|subtotal|budget|actual)\b", re.IGNORECASE)
+
+
+def money_label(label: str) -> bool:
+    """A column or key that says its values are money ("Cost (£)", "unit_cost_eur", "Budget"): a bare number under
+    it is an amount."""
+    return bool(label) and _MONEY_LABEL.search(label.replace("_", " ")) is not None
+
+
+def fits(span: Span, kind: AnswerKind, place: bool = False, measure: bool = False, money: bool = False) -> bool:
     """A span of the kind asked for (`place`: a "where" question, which a place phrase answers too; `measure`: a
-    quantity, which only a number with its unit or currency answers)."""
+    quantity, which only a number with its unit or currency answers; `money`: an amount, with its currency)."""
+    if kind == "number" and money:
+        return span.kind == "number" and _CURRENCY.search(span.text) is not None
     if kind == "number" and measure:
         return span.kind == "number" and _UNIT_OR_CURRENCY.search(span.text) is not None
-    if kind in ("date", "number", "code"):
+    if kind == "code":  # an identifier of digits alone ("7398210604", a sail number "45127"), not a year
+        return span.kind == "code" or (span.kind == "number" and _DIGIT_ID.fullmatch(span.text) is not None)
+    if kind in ("date", "time", "number"):
         return span.kind == kind
     return (span.kind == "name" and not span.text[:1].isdigit()) or (place and span.kind == "place")
 
@@ -153,7 +194,7 @@ _DATE_WORDS = ("date", "day", "deadline", "year", "time")
 
 def words_answered(answer: str) -> frozenset[str]:
     """The question words an answer span answers by its kind alone (to count as covered by the unit it stands in)."""
-    if any(s.kind == "date" and s.text == answer.strip() for s in spans_of(answer)):
+    if any(s.kind in ("date", "time") and s.text == answer.strip() for s in spans_of(answer)):
         return frozenset(_DATE_WORDS)
     return frozenset(w for pattern, words in _UNIT_WORDS if pattern.search(answer) for w in words)
 

@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-AnswerKind = Literal["date", "number", "name", "code", "place"]
+AnswerKind = Literal["date", "time", "number", "name", "code", "place"]
 
 _MONTHS = ("January|February|March|April|May|June|July|August|September|October|November|December|"
            "Jan\\.?|Feb\\.?|Mar\\.?|Apr\\.?|Jun\\.?|Jul\\.?|Aug\\.?|Sep\\.?|Sept\\.?|Oct\\.?|Nov\\.?|Dec\\.?")
@@ -31,12 +31,16 @@ _DATE_PATTERNS = [
 # A day of a month without its year ("on 30 Aug", "Sat 14 Sept", "August 30th"): no date answer of its own, but its
 # number is no count or measure either.
 _DAY_MONTH = re.compile(rf"\b{_DAY}\s+(?:{_MONTHS})(?![\w])|\b(?:{_MONTHS})\s+{_DAY}\b")
+# A time of day: "13:10", "7:00 pm", "22:52", "3 a.m.".
+_CLOCK = re.compile(r"(?<![\d:.])\d{1,2}(?::\d{2}(?::\d{2})?(?:\s?[ap]\.?m\b\.?)?(?![\d:])|\s?[ap]\.?m\b\.?)",
+                    re.IGNORECASE)
 # Identifiers, codes and part numbers: letters and digits mixed ("GZ7731184K", "D4MC-5020", "CL555R", "v2.3.1"),
 # hex ("0x5A"), MAC and IP addresses. A name span may hold one ("KMC CL555R"); this is the code alone.
 _CODE = re.compile(r"(?<![\w:.\-])(?:"
                    r"(?:[0-9A-Fa-f]{2}[:-]){5}[0-9A-Fa-f]{2}"  # 24:6F:28:A1:3C:7E
                    r"|\d{1,3}(?:\.\d{1,3}){3}"  # 192.168.50.21
                    r"|0x[0-9A-Fa-f]+"  # 0x5A
+                   r"|(?:\+\d{1,3}[ ]?\d{1,4}|0\d{2,4})(?:[ ]\d{3,4}){1,2}(?![ ]?\d)"  # 07700 900 586, +353 87 123 4567
                    r"|(?=[\w.\-]*\d)(?=[\w.\-]*[A-Za-z])[A-Za-z0-9]+(?:[.\-][A-Za-z0-9]+)*"  # GZ7731184K, D4MC-5020
                    r")(?![\w:\-]|\.\w)")
 # A number with its unit or currency: "40 Nm", "0.5 %", "24.5 kg", "17 °C", "2 kVA", "28 days", "€398.60".
@@ -268,10 +272,10 @@ def list_spans(parts: list[Span], sentence: str) -> list[Span]:
 
 
 def bound_numbers(sentence: str, spans: list[Span]) -> list[tuple[int, int]]:
-    """Where a number belongs to something else, as (start, end): the day of a day and month ("30" of "on 30 Aug")
-    and a model's number after its name ("10.5" of "the Anvil Foundry 10.5", "Brewzilla 35"; not after an
-    adverb that opens the text: "Over 300 people", "Nearly 40 came")."""
-    out = [(m.start(), m.end()) for m in _DAY_MONTH.finditer(sentence)]
+    """Where a number belongs to something else, as (start, end): the day of a day and month ("30" of "on 30 Aug"),
+    a time of day ("10" and "15" of "10:15", "7:00 pm") and a model's number after its name ("10.5" of "the Anvil
+    Foundry 10.5", "Brewzilla 35"; not after an adverb that opens the text: "Over 300 people", "Nearly 40 came")."""
+    out = [(m.start(), m.end()) for pattern in (_DAY_MONTH, _CLOCK) for m in pattern.finditer(sentence)]
     for name in spans:
         end = name.start + len(name.text)
         word = name.text.lower()
@@ -293,6 +297,12 @@ def _counts_what_follows(sentence: str, end: int) -> bool:
     """A number followed by an ordinary word counts it ("in Venice 22 times"): no model's number."""
     m = re.match(r"\s+([a-z]+)", sentence[end:])
     return m is not None and m.group(1) not in STOP_WORDS
+
+
+def time_spans(sentence: str) -> list[Span]:
+    """Times of day: "18:45", "7:30 pm"."""
+    return [Span(m.group() if re.search(r"\d|[ap]\.m\.$", m.group()[-4:]) else m.group().rstrip("."), "time",
+                 m.start()) for m in _CLOCK.finditer(sentence)]
 
 
 def code_spans(sentence: str) -> list[Span]:
@@ -337,4 +347,4 @@ def spans_of(sentence: str, lists: bool = False) -> list[Span]:
     names, dates = name_spans(sentence), _date_spans(sentence)
     listed = [*list_spans(names, sentence), *list_spans(dates, sentence)] if lists else []
     return [*names, *qualified_spans(names, sentence), *dates, *_number_spans(sentence), *listed,
-            *code_spans(sentence), *quantity_spans(sentence), *place_spans(sentence)]
+            *code_spans(sentence), *quantity_spans(sentence), *place_spans(sentence), *time_spans(sentence)]
