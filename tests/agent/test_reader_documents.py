@@ -84,6 +84,24 @@ def test_a_time_asked_is_answered_by_a_time_and_an_amount_asked_by_its_verb_by_a
     assert top("What do we pay for the club's mooring?", notes) == "€410"
 
 
+def test_a_correction_vouches_for_what_it_states_not_for_what_it_refers_to():
+    minutes = units("CORRECTION to the notes of 4 June 2024, item 3: the junior fee is £12, not £10.\n"
+                    "- The pavilion roof was replaced in May; the club room is shut on 9 June 2024.\n"
+                    "- Summer social: Saturday 20 July 2024 at the pavilion.", title="Committee notes")
+    ranked = {c.text: c for c in rank_candidates("When is the summer social?", minutes, k=9)}
+    assert ranked["4 June 2024"].features["corrects"] == 0.0  # the correction's reference, not what it states
+    assert ranked["9 June 2024"].features["corrects"] == 0.0  # a roof "replaced" corrects nothing
+    assert top("When is the summer social?", minutes) == "20 July 2024"
+    fees = {c.text: c for c in rank_candidates("How much is the junior fee?", minutes, k=9)}
+    assert fees["£12"].features["corrects"] == 1.0 and fees["£10"].features["stale"] == 1.0
+
+
+def test_a_value_called_wrong_is_stale():
+    log = units("Invoice gives the hull number as IRL-4471B - WRONG. Plate on the transom says IRL-4417B.")
+    ranked = {c.text: c for c in rank_candidates("What is the hull number on the transom?", log, k=9)}
+    assert ranked["IRL-4471B"].features["stale"] == 1.0 and ranked["IRL-4417B"].features["stale"] == 0.0
+
+
 def test_an_amount_asked_by_its_verb_is_money():
     notes = units("- New sails: 2 bags from Quay Sails, 14 kg in all, we paid £1,240 on delivery.")
     assert [c.text for c in rank_candidates("What did the club pay for the new sails?", notes, k=9)] == ["£1,240"]

@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ..document.evidence import EvidenceSentence
-from ..document.recency import corrects, is_stamped, stale_value, written_on
+from ..document.recency import corrected_from, corrects, is_stamped, stale_value, written_on
 from ..document.text import without_disambiguation
 from ..language.kinds import (
     ASKS_YEAR,
@@ -192,6 +192,7 @@ def rank_candidates(question: str, sentences: Iterable[EvidenceSentence], k: int
         around = context_stems(sent)  # a row's column names and the unit's heading
         written = written_on(sent)
         correcting = corrects(sent.text)
+        right_from = corrected_from(sent.text) if correcting else None
         s_words = [(m.group().lower(), m.start()) for m in WORD.finditer(sent.text)]
         title_stems = {stem(w) for w in content_words(sent.title)}
         title_key = _norm(without_disambiguation(sent.title))
@@ -228,7 +229,7 @@ def rank_candidates(question: str, sentences: Iterable[EvidenceSentence], k: int
                 "category": _category(categories.get(key), type_words),
                 "column": label_match(label, asked) if label else 0.0,
                 "row_about": about if sent.kind == "row" else 0.0,
-                "corrects": float(correcting), "anchor": anchor,
+                "corrects": float(right_from is not None and span.start >= right_from), "anchor": anchor,
                 "link": links.link(index, sent.url, span.text) if links else 0.0,
                 "stale": float(stale_value(sent.text, span.start, end, correcting)),
                 # A log line's own stamp is the date of what the line records ("2024-04-02 18:40 … arrived").

@@ -23,7 +23,7 @@ _DAY_MONTH = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+({MONTH_NAME})\s+(\d{
 _MONTH_DAY = re.compile(rf"\b({MONTH_NAME})\s+(\d{{1,2}}),?\s+(\d{{4}})\b", re.IGNORECASE)
 _MONTH_YEAR = re.compile(r"\b(\d{1,2})/(\d{4})\b")
 # Words with which a note says it replaces what was said before.
-CORRECTS = re.compile(r"\b(correction|corrected|corrects|replaced|replaces|instead of|no longer|not \d[\d.,]*\s*\w*"
+CORRECTS = re.compile(r"\b(correction|corrected|corrects|instead of|no longer|not \d[\d.,]*\s*\w*"
                       r"|from now on|now (?:is|are|closes|opens|set)|changed to|updated to|lowered to|raised to|"
                       r"moved to|superseded|revised|new dates?|current value|is therefore)\b", re.IGNORECASE)
 
@@ -68,11 +68,25 @@ def corrects(text: str) -> bool:
     return CORRECTS.search(text) is not None
 
 
+def corrected_from(text: str) -> int | None:
+    """Where a correcting unit states what is right now (None: it corrects nothing): after its cue, or after the
+    colon that ends the cue's reference ("CORRECTION to the minutes of 21 March 2024, item 5: the rate is £27" —
+    not "21 March 2024"); from the start when the cue is "not <value>" ("8 bar, not 6.5 bar")."""
+    m = CORRECTS.search(text)
+    if m is None:
+        return None
+    if m.group(1).lower().startswith("not "):
+        return 0
+    colon = text.find(":", m.end(), m.end() + 80)
+    return colon + 1 if colon >= 0 else m.end()
+
+
 _STALE_BEFORE = re.compile(r"\b(not|instead of|no longer|rather than|formerly|previously|was|from|old|former)\s+"
                            r"(?:\w+\s+)?$", re.IGNORECASE)
-# "… 40 % -> 25 %", "the old 4721 no longer works", "6.5 bar is wrong"
+# "… 40 % -> 25 %", "the old 4721 no longer works", "6.5 bar is wrong", "serial as 1B3-051474 - WRONG"
 _STALE_AFTER = re.compile(r"^\s*(?:->|→|=>|⟶|no longer\b|(?:is|was) (?:no longer|wrong|incorrect|out of date|"
-                          r"replaced|superseded|withdrawn)\b)", re.IGNORECASE)
+                          r"replaced|superseded|withdrawn)\b|[-–—:(]\s*(?:wrong|incorrect|a typo|typo|mistake)\b)",
+                          re.IGNORECASE)
 _RIGHT_AFTER = re.compile(r"^,?\s+(?:and\s+)?not\s+\S*\d", re.IGNORECASE)
 
 
