@@ -4,6 +4,8 @@ several formats, and where something is when no name says it."""
 from __future__ import annotations
 
 import pytest
+from deepresearch.agent.reader import EvidenceSentence
+from deepresearch.agent.reader.answers.structure import labelled_spans
 from deepresearch.agent.reader.language.kinds import answer_kind, fits
 from deepresearch.agent.reader.language.spans import Span, code_spans, place_spans, quantity_spans, spans_of
 
@@ -49,8 +51,10 @@ def test_answer_kinds(question: str, kind: str):
 
 
 def test_times_and_digit_identifiers():
-    assert [s.text for s in spans_of("Warning signal 18:45, bar shuts 11 p.m.") if s.kind == "time"] == \
-        ["18:45", "11 p.m."]
+    assert [s.text for s in spans_of("Warning signal 18:45, bar shuts 11 p.m., cold by 9 o'clock.")
+            if s.kind == "time"] == ["18:45", "11 p.m.", "9 o'clock"]
+    read = [s.text for s, _ in labelled_spans(EvidenceSentence("Hall at 11°C by 9 o'clock.", 0))]
+    assert "11°C" in read and "9 o" not in read and "9" not in read
     assert fits(Span("7398210604", "number", 0), "code") and fits(Span("45127", "number", 0), "code")
     assert not fits(Span("2024", "number", 0), "code") and not fits(Span("120", "number", 0), "code")
 

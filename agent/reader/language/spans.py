@@ -31,8 +31,9 @@ _DATE_PATTERNS = [
 # A day of a month without its year ("on 30 Aug", "Sat 14 Sept", "August 30th"): no date answer of its own, but its
 # number is no count or measure either.
 _DAY_MONTH = re.compile(rf"\b{_DAY}\s+(?:{_MONTHS})(?![\w])|\b(?:{_MONTHS})\s+{_DAY}\b")
-# A time of day: "13:10", "7:00 pm", "22:52", "3 a.m.".
-_CLOCK = re.compile(r"(?<![\d:.])\d{1,2}(?::\d{2}(?::\d{2})?(?:\s?[ap]\.?m\b\.?)?(?![\d:])|\s?[ap]\.?m\b\.?)",
+# A time of day: "13:10", "7:00 pm", "22:52", "3 a.m.", "9 o'clock".
+_CLOCK = re.compile(r"(?<![\d:.])\d{1,2}(?::\d{2}(?::\d{2})?(?:\s?[ap]\.?m\b\.?)?(?![\d:])|\s?[ap]\.?m\b\.?"
+                    r"|\s?o['’]clock\b)",
                     re.IGNORECASE)
 # Identifiers, codes and part numbers: letters and digits mixed ("GZ7731184K", "D4MC-5020", "CL555R", "v2.3.1"),
 # hex ("0x5A"), MAC and IP addresses. A name span may hold one ("KMC CL555R"); this is the code alone.
