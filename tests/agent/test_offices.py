@@ -5,6 +5,7 @@ from __future__ import annotations
 from deepresearch.agent.reader import ABOUT, EvidenceSentence, RelevanceReader, read_units
 from deepresearch.agent.reader.answers.candidates import rank_candidates
 from deepresearch.agent.reader.answers.offices import holder_of, holders, is_office, is_person
+from deepresearch.agent.reader.answers.options import bridge_options
 
 
 def units(text: str, title: str, url: str, source: int = 0) -> list[EvidenceSentence]:
@@ -45,6 +46,18 @@ def test_the_holder_takes_the_offices_place_and_its_citation_is_about_the_questi
 def test_an_office_nobody_is_named_for_stays_a_candidate():
     question = "Who do I see to sign up as a new member?"
     assert rank_candidates(question, GUIDE, k=3)[0].text == "Membership Secretary"
+
+
+def test_an_office_nobody_is_named_for_is_the_next_hop_and_its_holder_the_answer():
+    question = "Who do I see to sign up as a new member?"
+    joining = units("New members sign up through the Membership Secretary.\n\nNew members' evenings with Clayworks "
+                    "Trust potters run every March in Hollin Barn.", "Pottery studio: joining", "local://studio/join.html")
+    assert bridge_options(question, joining, searched=())[0].text == "Membership Secretary"  # not "Clayworks Trust"
+    # the hop read the minutes: the holder answers, though the office was the bridge the run searched
+    hop = [EvidenceSentence(u.text, u.source, u.title, True, u.url, u.position, u.kind, u.header, u.heading, u.key)
+           for u in MINUTES]
+    best = rank_candidates(question, GUIDE + hop, k=3, bridges=["Membership Secretary"])[0]
+    assert best.text == "Oskar Lind" and best.features["bridge"] == 0.0
 
 
 def test_an_ordinary_word_opening_a_unit_is_no_part_of_the_name():

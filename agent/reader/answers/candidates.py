@@ -104,6 +104,11 @@ _DATE_STEMS = frozenset(stem(w) for w in ("date", "dates", "year", "years", "tim
 _WH_HEAD = re.compile(r"\b(?:what|which|whose)\s+((?:[\w'’\-]+\s+){0,3}[\w'’\-]+)", re.IGNORECASE)
 
 
+def asks_person(question: str) -> bool:
+    """A who / whom question: its answer names a person."""
+    return answer_kind(question) == "name" and _WHO.search(question) is not None
+
+
 def answer_type_phrase(question: str) -> list[str]:
     """The words naming the answer's type, as the question writes them: "what British rock band" → British,
     rock, band (up to four words after what/which/whose, until a stop word or an auxiliary verb)."""
@@ -164,7 +169,7 @@ def rank_candidates(question: str, sentences: Iterable[EvidenceSentence], k: int
     asked = asked_words(question)
     pinned = anchors(question)  # the days and codes the question names
     tabled: set[tuple[str, str, tuple[str, ...]]] = set()  # (candidate, source, columns): a table counts once
-    asks = "person" if kind == "name" and _WHO.search(question) else \
+    asks = "person" if kind == "name" and asks_person(question) else \
         "place" if kind == "name" and _WHERE.search(question) else None
     q_stems = entity | relation
     q_norm = f" {_norm(question)} "
@@ -278,8 +283,12 @@ def _put_holders(best: dict[str, Candidate], sentences: list[EvidenceSentence], 
             continue
         person, index = found
         unit = sentences[index]
-        features = {**cand.features, "shape": 1.0}
-        score = cand.score + w.get("shape", 0.0) * (1.0 - cand.features.get("shape", 0.0))
+        # scored as a person where the office stood; not as the bridge when the run searched the office (the holder is
+        # where that hop leads), and linked to the question by the office's own unit
+        features = {**cand.features, "shape": 1.0, "bridge": 0.0, "link": max(cand.features.get("link", 0.0),
+                                                                                cand.features.get("relation", 0.0))}
+        score = cand.score + sum(w.get(f, 0.0) * (features[f] - cand.features.get(f, 0.0))
+                                 for f in ("shape", "bridge", "link"))
         del best[key]
         old = best.get(person_key := _norm(person))
         if old is None or score > old.score:

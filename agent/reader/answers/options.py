@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from ..document.evidence import EvidenceSentence
 from ..document.text import normalise
 from ..language.answer_form import YES_NO, answer_choices
-from .candidates import BRIDGE_W, Candidate, rank_candidates
+from .candidates import BRIDGE_W, Candidate, asks_person, rank_candidates
 from .comparison import OptionChoice, choose_option
+from .offices import is_office
 from .shared_property import decide_shared
 from .yes_no import decide_polarity
 
@@ -66,4 +67,8 @@ def bridge_options(question: str, sentences: list[EvidenceSentence], searched: C
     (train/bridge_examples.py)."""
     ranked = rank_candidates(question, sentences, k=offered + len(searched), kind="name", weights=BRIDGE_W,
                              follow_links=False)
+    if asks_person(question):  # "booked through the Deputy Site Warden": who holds the office is the next hop
+        best = rank_candidates(question, sentences, k=1)
+        if best and is_office(best[0].text):  # an office still a candidate: no holder was read (offices.py)
+            ranked = [best[0], *(c for c in ranked if normalise(c.text) != normalise(best[0].text))]
     return [c for c in ranked if normalise(c.text) not in searched][:offered]
