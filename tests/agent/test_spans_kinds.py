@@ -57,10 +57,12 @@ def test_times_and_digit_identifiers():
     assert "11°C" in read and "9 o" not in read and "9" not in read
     assert fits(Span("7398210604", "number", 0), "code") and fits(Span("45127", "number", 0), "code")
     assert not fits(Span("2024", "number", 0), "code") and not fits(Span("120", "number", 0), "code")
+    labelled = [s.text for s, _ in labelled_spans(EvidenceSentence("Water: SPID 3301948852, meter in the cellar.", 0))]
+    assert "3301948852" in labelled  # the number a label names is no model's number
 
 
 @pytest.mark.parametrize("quantity", ["6.5 bar", "40 Nm", "0.5 %", "17 °C", "24.5 kg", "1500 mm", "28 days",
-                                      "1.8 m × 1.2 m", "6x3 m"])
+                                      "1.8 m × 1.2 m", "6x3 m", "EUR 465", "GBP 1,200.50"])
 def test_quantities(quantity: str):
     assert quantity in [s.text for s in quantity_spans(f"It is set to {quantity} here.")]
 

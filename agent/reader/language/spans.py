@@ -48,7 +48,8 @@ _CODE = re.compile(r"(?<![\w:.\-])(?:"
 _UNITS = (r"%|°C|°F|mm|cm|km|m|kg|mg|g|t|Nm|N·m|N|bar|psi|kPa|Pa|V|mV|A|mA|kW|W|kVA|Wh|kWh|Hz|kHz|MHz|GHz|"
           r"ml|l|L|litres?|liters?|days?|weeks?|months?|hours?|hrs?|h|minutes?|mins?|min|seconds?|s|ms|"
           r"GB|MB|kB|TB|dB|rpm|mph|km/h|kph|px|in|ft|lb|lbs|oz")
-_QUANTITY = re.compile(rf"(?:[€£$¥]\s?)?(?<![\w.])\d+(?:[.,]\d+)*\s?(?:{_UNITS})(?![\w°])")
+_QUANTITY = re.compile(rf"(?:[€£$¥]\s?)?(?<![\w.])\d+(?:[.,]\d+)*\s?(?:{_UNITS})(?![\w°])"
+                       r"|\b(?:EUR|GBP|USD|CAD|AUD|CHF)\s?\d+(?:,\d{3})*(?:\.\d+)?\b")  # "EUR 465"
 # A size given as its dimensions: "1.8 m × 1.2 m", "6 x 3 m".
 _DIMENSIONS = re.compile(rf"(?<![\w.])\d+(?:[.,]\d+)?(?:\s?(?:{_UNITS}))?(?:\s*[×x]\s*\d+(?:[.,]\d+)?"
                          rf"(?:\s?(?:{_UNITS}))?)+(?<=[^\d\s])(?![\w°])")
@@ -288,7 +289,8 @@ def bound_numbers(sentence: str, spans: list[Span]) -> list[tuple[int, int]]:
         if " " not in word and (word in _QUANTIFIERS or word in STOP_WORDS or word.endswith("ly")
                                 or name.text in _NOT_NAMES):
             continue
-        m = re.match(r" (\d+(?:\.\d+)?)\b(?![.,]?\d|\s?(?:%|°))", sentence[end:])
+        # a model's number is short: "MPRN 7398210604" is an identifier the name labels, not a model
+        m = re.match(r" (\d{1,4}(?:\.\d+)?)\b(?![.,]?\d|\s?(?:%|°))", sentence[end:])
         if m and not _counts_what_follows(sentence, end + m.end()):
             out.append((end + 1, end + m.end()))
     return out
