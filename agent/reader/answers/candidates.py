@@ -44,7 +44,7 @@ from ..language.words import BIRTH, DEATH, content_words, life_date, stem
 from .anchors import anchored, anchors
 from .links import Links
 from .name_edges import common_words, inner_capitals, opening_common_word, without_opening_word
-from .offices import holder_of, holders, is_office
+from .offices import NOT_A_PERSON, holder_of, holders, is_office
 from .structure import asked_words, context_stems, label_match, labelled_spans
 
 _WHO = re.compile(r"^\s*(who|whom|whose)\b|\bto whom\b|\b(who|whom)\s+(is|was|were|are|did|does|do|has|had|should|"
@@ -52,18 +52,6 @@ _WHO = re.compile(r"^\s*(who|whom|whose)\b|\bto whom\b|\b(who|whom)\s+(is|was|we
                   r"singer|director|player|author|writer|person|man|woman|artist|musician|politician)\b",
                   re.IGNORECASE)
 _WHERE = re.compile(r"^\s*where\b|\bwhere (is|was|were|are|did|does)\b", re.IGNORECASE)
-# Words that make a capitalised run an organisation, place or work rather than a person.
-_NOT_PERSON = frozenset([
-    "university", "college", "school", "company", "records", "party", "church", "county", "city", "river", "street",
-    "club", "team", "award", "society", "museum", "band", "festival", "association", "stadium", "park", "hall",
-    "house", "games", "championship", "league", "council", "corporation", "inc", "ltd", "group", "army", "navy",
-    "force", "department", "station", "airport", "kingdom", "republic", "empire", "state", "states", "island",
-    "mountain", "lake", "bay", "film", "series", "show", "album", "studio", "studios", "theatre", "theater",
-    "hospital", "institute", "academy", "center", "centre", "bank", "act", "war", "battle", "day", "cup", "prize",
-    "hotel", "road", "bridge", "district", "province", "region", "county", "court", "castle", "palace", "tower",
-    "records", "magazine", "newspaper", "network", "channel", "radio", "television", "tv", "farm", "fund", "stables",
-    "co-op", "committee", "trust", "foundation",
-])
 _PLACE_CUE = frozenset({"in", "at", "near", "from", "of"})
 
 def _norm(text: str) -> str:
@@ -356,7 +344,7 @@ def _shape(sentence: str, span: Span, asks: str | None) -> float:
     if asks == "person":
         words = span.text.split()
         return float(2 <= len(words) <= 4 and not any(c.isdigit() for c in span.text)
-                     and not any(w.lower().strip(".,") in _NOT_PERSON for w in words))
+                     and not any(w.lower().strip(".,") in NOT_A_PERSON for w in words))
     if asks == "place":
         if span.kind == "place":  # "above the sink": a place said without a name
             return 1.0

@@ -24,9 +24,18 @@ OFFICE_NOUNS = frozenset([
     "superintendent", "supervisor", "inspector", "ambassador", "chancellor", "trustee", "caretaker", "bursar",
     "registrar", "convenor", "convener", "keeper", "marshal", "commodore", "instructor",
 ])
-# Words that make a capitalised run an organisation or a place, not a person.
-_NOT_A_PERSON = frozenset(["society", "club", "co-op", "committee", "council", "association", "hall", "farm", "fund",
-                           "company", "ltd", "inc", "school", "university", "street", "road", "lane", "station"])
+# Words that make a capitalised run an organisation, place or work rather than a person.
+NOT_A_PERSON = frozenset([
+    "university", "college", "school", "company", "records", "party", "church", "county", "city", "river", "street",
+    "club", "team", "award", "society", "museum", "band", "festival", "association", "stadium", "park", "hall",
+    "house", "games", "championship", "league", "council", "corporation", "inc", "ltd", "group", "army", "navy",
+    "force", "department", "station", "airport", "kingdom", "republic", "empire", "state", "states", "island",
+    "mountain", "lake", "bay", "film", "series", "show", "album", "studio", "studios", "theatre", "theater",
+    "hospital", "institute", "academy", "center", "centre", "bank", "act", "war", "battle", "day", "cup", "prize",
+    "hotel", "road", "bridge", "district", "province", "region", "court", "castle", "palace", "tower", "magazine",
+    "newspaper", "network", "channel", "radio", "television", "tv", "farm", "fund", "stables", "co-op", "committee",
+    "trust", "foundation", "lane",
+])
 _WORD = re.compile(r"[\w'’\-]+")
 
 
@@ -44,7 +53,7 @@ def is_person(text: str) -> bool:
     """A span shaped like a person's name: one to four capitalised words, no digits, no office, no organisation."""
     words = text.split()
     return 1 <= len(words) <= 4 and all(w[:1].isupper() for w in words) and not any(c.isdigit() for c in text) \
-        and not is_office(text) and not any(w.lower().strip(".,") in _NOT_A_PERSON for w in words)
+        and not is_office(text) and not any(w.lower().strip(".,") in NOT_A_PERSON for w in words)
 
 
 # "Noor Haddad (Deputy Equipment Officer)", "Priya Nair, Deputy Site Warden", "Priya Nair - warden"
