@@ -10,6 +10,7 @@ around every cell and block element). A scorer should use the same rule.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import shutil
@@ -286,10 +287,8 @@ class Checker:
             sib_text = ""
             for path in sorted((sib / "docs").rglob("*")) if (sib / "docs").is_dir() else []:
                 if path.is_file() and path.suffix in DOC_SUFFIXES:
-                    try:
+                    with contextlib.suppress(subprocess.CalledProcessError, UnicodeDecodeError):
                         sib_text += " " + normalise(document_text(path))
-                    except (subprocess.CalledProcessError, UnicodeDecodeError):
-                        pass
             for person in PEOPLE:
                 if normalise(person) in sib_text:
                     self.problem(f"independence: person {person} also in {sib}")
