@@ -263,11 +263,11 @@ def rank_candidates(question: str, sentences: Iterable[EvidenceSentence], k: int
 def _put_holders(best: dict[str, Candidate], sentences: list[EvidenceSentence], w: dict[str, float]) -> None:
     """A "who" question's office candidates ("Deputy Site Warden") give their place to the person the evidence says
     holds the office (offices.py), cited by the unit that pairs them and scored as a person where the office stood."""
-    offices = holders(sentences)
-    if not offices:
-        return
-    for key, cand in list(best.items()):
-        if not is_office(cand.text) or (found := holder_of(cand.text, offices)) is None:
+    named = [key for key, cand in best.items() if is_office(cand.text)]
+    offices = holders(sentences) if named else {}
+    for key in named:
+        cand = best[key]
+        if (found := holder_of(cand.text, offices)) is None:
             continue
         person, index = found
         unit = sentences[index]

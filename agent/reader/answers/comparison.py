@@ -30,6 +30,7 @@ from typing import Literal
 
 from ..document.evidence import EvidenceSentence
 from ..document.text import normalise, without_disambiguation
+from ..document.units import row_cells
 from ..language.comparatives import MEASURES
 from ..language.words import DEATH, content_words, life_date, stem
 
@@ -199,7 +200,7 @@ def _row_value(option: str, wanted: set[str],
     for sent in sentences:
         if sent.kind != "row" or not sent.header:
             continue
-        cells = [c.strip() for c in sent.text.strip().strip("|").split("|")]
+        cells = row_cells(sent.text)
         if len(cells) != len(sent.header) or not any(name_key(c) == name_key(option) or
                                                       f" {name_key(option)} " in f" {name_key(c)} " for c in cells):
             continue

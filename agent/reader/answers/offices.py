@@ -14,6 +14,7 @@ import re
 from collections.abc import Sequence
 
 from ..document.evidence import EvidenceSentence
+from ..document.units import row_cells
 from ..language.spans import name_spans
 
 # Nouns that head an office or a job's title.
@@ -76,7 +77,7 @@ def holders(sentences: Sequence[EvidenceSentence]) -> dict[str, list[tuple[str, 
 
     for i, sent in enumerate(sentences):
         if sent.kind == "row":
-            cells = [c.strip() for c in sent.text.strip().strip("|").split("|")]
+            cells = row_cells(sent.text)
             offices = [c for c in cells if is_office(c)]
             people = [c for c in cells if is_person(c)]
             if len(offices) == 1 and len(people) == 1:

@@ -48,7 +48,7 @@ class Unit:
 
     @property
     def cells(self) -> tuple[str, ...]:
-        return _row_cells(self.text) if self.kind == "row" else ()
+        return row_cells(self.text) if self.kind == "row" else ()
 
 
 def _is_pipe_row(line: str) -> bool:
@@ -57,7 +57,8 @@ def _is_pipe_row(line: str) -> bool:
     return (s.startswith("|") and s.endswith("|") and s.count("|") >= 3) or s.count(" | ") >= 2
 
 
-def _row_cells(line: str) -> tuple[str, ...]:
+def row_cells(line: str) -> tuple[str, ...]:
+    """The cells of a table row, `| a | b |` or `a | b | c`, stripped."""
     s = line.strip()
     if s.startswith("|") and s.endswith("|"):
         s = s[1:-1]
@@ -65,7 +66,7 @@ def _row_cells(line: str) -> tuple[str, ...]:
 
 
 def _is_separator(line: str) -> bool:
-    return all(re.fullmatch(r":?-{2,}:?", c) for c in _row_cells(line))
+    return all(re.fullmatch(r":?-{2,}:?", c) for c in row_cells(line))
 
 
 def _heading_like(line: str, next_line: str) -> bool:
@@ -134,7 +135,7 @@ def _read_units(text: str) -> list[Unit]:
             flush()
             if _is_separator(line):
                 continue
-            cells = _row_cells(line)
+            cells = row_cells(line)
             starts_block = not (i and _is_pipe_row(lines[i - 1].strip()))
             if starts_block or len(cells) != len(header):
                 if len(cells) == len(pending) and _has_digits(cells):

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from .countries import country_mentions
-from .spans import AnswerKind, Span, name_spans, spans_of
+from .spans import CURRENCY, CURRENCY_CODES, AnswerKind, Span, name_spans, spans_of
 
 ASKS_YEAR = re.compile(r"\b(what|which)\s+year\b", re.IGNORECASE)
 _YEAR_Q = re.compile(r"\b(when|(what|which) ((two|three|four) )?years?|what decade|which decade|what century|"
@@ -73,7 +73,6 @@ _BOUND_Q = re.compile(r"\b(?:most|fewest|maximum|minimum|max|min)\s+(?:number\s+
 _NATIONALITY_Q = re.compile(r"\b(nationality|country of origin)\b", re.IGNORECASE)
 _SEVERAL_Q = re.compile(r"\b(two|three|four|both)\b", re.IGNORECASE)
 _DIGIT_ID = re.compile(r"(?!(?:1[5-9]|20)\d\d$)\d{4,}")
-_CURRENCY = re.compile(r"[€£$¥]|\b(?:EUR|GBP|USD|CAD|AUD)\b")
 _UNIT_OR_CURRENCY = re.compile(r"[€£$¥%]|\d\s?[A-Za-z°]")
 
 
@@ -136,7 +135,7 @@ def _without_titles(question: str) -> str:
     return f"{head} {rest}"
 
 
-_MONEY_LABEL = re.compile(r"[€£$¥]|\b(?:eur|gbp|usd|cad|price|prices|cost|costs|fee|fees|rent|amount|paid|charge|"
+_MONEY_LABEL = re.compile(rf"[€£$¥]|\b(?:{CURRENCY_CODES}|price|prices|cost|costs|fee|fees|rent|amount|paid|charge|"
                           r"total|subtotal|budget|actual)\b", re.IGNORECASE)
 
 
@@ -150,7 +149,7 @@ def fits(span: Span, kind: AnswerKind, place: bool = False, measure: bool = Fals
     """A span of the kind asked for (`place`: a "where" question, which a place phrase answers too; `measure`: a
     quantity, which only a number with its unit or currency answers; `money`: an amount, with its currency)."""
     if kind == "number" and money:
-        return span.kind == "number" and _CURRENCY.search(span.text) is not None
+        return span.kind == "number" and CURRENCY.search(span.text) is not None
     if kind == "number" and measure:
         return span.kind == "number" and _UNIT_OR_CURRENCY.search(span.text) is not None
     if kind == "code":  # an identifier of digits alone ("7398210604", a sail number "45127"), not a year
@@ -176,7 +175,7 @@ def kind_bonus(span: Span, kind: AnswerKind, asks_year: bool = False, measure: b
 # What a span of each kind says by itself: "12 psi" is a pressure, "£45" a price, "29 September 2024" a date. An
 # answer of that kind covers these words of its question ("at what pressure …", "what's the deadline …").
 _UNIT_WORDS = (
-    (re.compile(r"[€£$¥]|\b(?:EUR|GBP|USD)\b"), ("price", "cost", "fee", "rent", "pay", "paid", "charge", "spent",
+    (CURRENCY, ("price", "cost", "fee", "rent", "pay", "paid", "charge", "spent",
                                                 "spend", "amount", "money")),
     (re.compile(r"\d\s?(?:psi|bar|kPa|Pa)\b"), ("pressure",)),
     (re.compile(r"\d\s?(?:kg|g|mg|t|tonnes?|tons?|lbs?|oz)\b"), ("weight", "mass", "heavy", "weigh", "big", "much")),

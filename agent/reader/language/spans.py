@@ -48,8 +48,11 @@ _CODE = re.compile(r"(?<![\w:.\-])(?:"
 _UNITS = (r"%|°C|°F|mm|cm|km|m|kg|mg|g|t|Nm|N·m|N|bar|psi|kPa|Pa|V|mV|A|mA|kW|W|kVA|Wh|kWh|Hz|kHz|MHz|GHz|"
           r"ml|l|L|litres?|liters?|days?|weeks?|months?|hours?|hrs?|h|minutes?|mins?|min|seconds?|s|ms|"
           r"GB|MB|kB|TB|dB|rpm|mph|km/h|kph|px|in|ft|lb|lbs|oz")
+# Currencies by symbol or ISO code: "€", "EUR 465".
+CURRENCY_CODES = "EUR|GBP|USD|CAD|AUD|CHF"
+CURRENCY = re.compile(rf"[€£$¥]|\b(?:{CURRENCY_CODES})\b")
 _QUANTITY = re.compile(rf"(?:[€£$¥]\s?)?(?<![\w.])\d+(?:[.,]\d+)*\s?(?:{_UNITS})(?![\w°])"
-                       r"|\b(?:EUR|GBP|USD|CAD|AUD|CHF)\s?\d+(?:,\d{3})*(?:\.\d+)?\b")  # "EUR 465"
+                       rf"|\b(?:{CURRENCY_CODES})\s?\d+(?:,\d{{3}})*(?:\.\d+)?\b")  # "EUR 465"
 # A size given as its dimensions: "1.8 m × 1.2 m", "6 x 3 m".
 _DIMENSIONS = re.compile(rf"(?<![\w.])\d+(?:[.,]\d+)?(?:\s?(?:{_UNITS}))?(?:\s*[×x]\s*\d+(?:[.,]\d+)?"
                          rf"(?:\s?(?:{_UNITS}))?)+(?<=[^\d\s])(?![\w°])")
@@ -279,10 +282,9 @@ def bound_numbers(sentence: str, spans: list[Span]) -> list[tuple[int, int]]:
     Foundry 10.5", "Brewzilla 35"; not after an adverb that opens the text: "Over 300 people", "Nearly 40 came")."""
     out = [(m.start(), m.end()) for pattern in (_DAY_MONTH, _CLOCK) for m in pattern.finditer(sentence)]
     for name in spans:
-        end = name.start + len(name.text)
-        word = name.text.lower()
         if name.kind != "name":
             continue
+        end, word = name.start + len(name.text), name.text.lower()
         inner = re.search(r" \d", name.text)  # "Brewzilla 35", "Big 12": the name holds its number
         if inner and not _counts_what_follows(sentence, end):
             out.append((name.start + inner.start() + 1, end))
