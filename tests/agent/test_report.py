@@ -184,3 +184,31 @@ def test_which_report_a_question_gets(question, style, writes, shape):
     model = CapableModel(lambda role, req: None) if writes else ScriptedModel(lambda role, req: None)
     got = report_shape(question, ReportSettings(style=style), model)
     assert (got.kind, got.style, got.direct_answer) == shape
+
+
+async def test_style_written_keeps_a_multi_hop_answers_chain_on_top(store):
+    """A factoid multi-hop question given sections (style written) shows its chain of cited steps under the answer,
+    as the key-points report does (test_chain.py): the first quote names the bridge, the answer's names it too."""
+    from .test_chain import QUESTION, demo_docs
+
+    toolbox = DictToolbox(demo_docs("The City Heiress", "Aphra Behn"))
+    factoid = default_script(("The City Heiress playwright", "Aphra Behn"))
+    model = CapableModel(lambda role, req: capable_script(invent=False)(role, req) if role in (
+        "outliner", "reporter") else factoid(role, req))
+    result = await run(model, toolbox, store, question=QUESTION,
+                       settings=AgentSettings(min_answer_confidence=0.0, report=ReportSettings(style="written")))
+    assert result.answer == "1689", result.report
+    assert model.calls("outliner") == 1
+    answer, chain = result.citations[0], result.citations[1]
+    assert answer["verified"] and chain["verified"] and chain["claim"] == "Aphra Behn"
+    assert (answer["n"], chain["n"]) == (1, 2)
+    lines = result.report.splitlines()
+    how = f"**How:** {chain['quote']} [2] · {answer['quote']} [1]"
+    # right under the direct answer, before the intro line and the sections
+    assert lines[2:5] == ["**Answer:** 1689 [1]", "", how], result.report
+    assert lines.index(how) < min(i for i, line in enumerate(lines) if line.startswith("## "))
+    sources = result.report.split("## Sources")[1]
+    assert f"[2] {chain['title']} — {chain['source']}" in sources and f"    > {chain['quote']}" in sources
+    # the sections' own citations are numbered after the chain's, a finding holding its quote sharing its number
+    assert all(c["n"] not in (1, 2) or c["quote"] in (answer["quote"], chain["quote"])
+               for c in result.citations[2:] if c["verified"])

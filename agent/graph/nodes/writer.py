@@ -34,6 +34,7 @@ from ..findings import render_findings, unique_findings
 from ..judgement import AnswerJudgement, render_not_found
 from ..reading import read_sentences
 from ..report.compose import DirectAnswer, sectioned_report
+from ..report.render import chain_line
 from ..report.shape import report_shape
 from ..schemas import ReportPoint, WriterOut, writer_schema
 from ..scoring import rerank
@@ -68,10 +69,7 @@ def render_report(question: str, answer: str, answer_cite: Citation | None, poin
     """The report's markdown; `point_cites[i]` is point i's own checked citation (None: it cited nothing);
     `chain_cite`: a multi-hop answer's first step (the quote about the question that names the bridge)."""
     mark = f" [{answer_cite['n']}]" if answer_cite and answer_cite["verified"] else ""
-    lines = [f"# {question}", "", f"**Answer:** {answer}{mark}", ""]
-    if answer_cite and answer_cite["verified"] and chain_cite and chain_cite["verified"]:
-        lines += [f"**How:** {chain_cite['quote']} [{chain_cite['n']}] · {answer_cite['quote']} [{answer_cite['n']}]",
-                  ""]
+    lines = [f"# {question}", "", f"**Answer:** {answer}{mark}", "", *chain_line(answer_cite, chain_cite)]
     if note:
         lines += ["> " + line if line else ">" for line in note.split("\n")] + [""]
     for p, c in zip(points, point_cites, strict=True):
@@ -208,9 +206,9 @@ async def writer(state: ResearchState, runtime: Runtime[ResearchContext]) -> dic
         # answer's quote (or its title) names it too (relevance.py linked them by it).
         if (link := judged.link_finding()) is not None and answer_cite["verified"]:
             chain_cite = check_citation(2, link, judged.bridge, ctx.toolbox.source_text)
-    if shape.sections:  # the report's sections in place of the key points, under the answer
-        return await sectioned_report(state, ctx, shape, reader, note, DirectAnswer(answer, answer_cite, choices,
-                                                                                    judged), update)
+    if shape.sections:  # the report's sections in place of the key points, under the answer (and its chain)
+        return await sectioned_report(state, ctx, shape, reader, note,
+                                      DirectAnswer(answer, answer_cite, choices, judged, chain_cite), update)
     first = [c for c in (answer_cite, chain_cite) if c is not None]
     point_cites = cite_points(points, findings, first, ctx.toolbox.source_text, reader)
     citations = first + [c for c in point_cites if c is not None]

@@ -1,5 +1,6 @@
 """The sectioned report (extractive or written, shape.py) put together: the direct answer on top when there is
-one, the sections, the citations numbered in order of first use (the answer's first), the events, the markdown.
+one (with a multi-hop answer's chain of cited steps under it, as the key points have it), the sections, the
+citations numbered in order of first use (the answer's first, then its chain's), the events, the markdown.
 
 Every cited finding of every line becomes a citation: verified when its line is shown and the finding passed its
 own check, else not, with the reason. So `citations` counts as it does for key points: a report's verified
@@ -34,6 +35,12 @@ class DirectAnswer:
     cite: Citation | None
     choices: list[str]
     judged: AnswerJudgement
+    chain: Citation | None = None  # a multi-hop answer's first step: the quote about the question naming the bridge
+
+    @property
+    def first(self) -> list[Citation]:
+        """The citations numbered before any section's: the answer's [1], its chain's [2]."""
+        return [c for c in (self.cite, self.chain) if c is not None]
 
 
 def _same_quote(finding: Finding, cite: Citation) -> bool:
@@ -41,19 +48,21 @@ def _same_quote(finding: Finding, cite: Citation) -> bool:
 
 
 def number_citations(sections: list[ReportSection], findings: list[Finding],
-                     answer_cite: Citation | None) -> tuple[dict[int, int], list[Citation]]:
-    """The number each shown finding is cited by (after the answer's own [1], which a finding holding the same
-    quote shares), and every line's citations, checked or not (0: a finding no shown line cites)."""
+                     first: list[Citation]) -> tuple[dict[int, int], list[Citation]]:
+    """The number each shown finding is cited by (after the `first` citations, the answer's [1] and its chain's
+    [2], whose number a finding holding the same quote shares), and `first` followed by every line's citations,
+    checked or not (0: a finding no shown line cites)."""
     numbers: dict[int, int] = {}
-    next_n = 2 if answer_cite else 1
+    next_n = max((c["n"] for c in first), default=0) + 1
     for line in (line for s in sections for line in s.shown):
         for i in line.kept:
             if i not in numbers:
-                if answer_cite is not None and _same_quote(findings[i], answer_cite):
-                    numbers[i] = answer_cite["n"]
+                same = next((c for c in first if _same_quote(findings[i], c)), None)
+                if same is not None:
+                    numbers[i] = same["n"]
                 else:
                     numbers[i], next_n = next_n, next_n + 1
-    citations = [answer_cite] if answer_cite else []
+    citations = list(first)
     for line in (line for s in sections for line in s.lines):
         for i in line.cites:
             f, verified = findings[i], line.supported and i in line.kept
@@ -90,14 +99,15 @@ async def sectioned_report(state: ResearchState, ctx: ResearchContext, shape: Re
         sections = extractive_sections(question, findings, plan, source_text, about, ctx.settings.report.quotes)
     if sections is None:
         sections = []
-    numbers, citations = number_citations(sections, findings, direct.cite if direct else None)
+    first = direct.first if direct else []
+    numbers, citations = number_citations(sections, findings, first)
     answer = direct.answer if direct else ""
     if direct is not None and answer == NOT_FOUND:
         note = "\n\n".join(n for n in (note, render_not_found(state, reader, direct.judged)) if n)
     elif direct is None and not any(s.shown for s in sections):
         note = "\n\n".join(n for n in (note, render_not_found(state, reader, AnswerJudgement.nothing(),
                                                                    NOTHING_TO_REPORT)) if n)
-    checked = [c for c in citations if c is not (direct.cite if direct else None)]
+    checked = citations[len(first):]  # the lines' own
     rejected = sum(1 for c in citations if not c["verified"])
     ctx.record(CitationsChecked(checked=len(citations), verified=len(citations) - rejected, removed=rejected,
                                 citations=citations, answer_options=direct.choices if direct else None,
@@ -113,5 +123,5 @@ async def sectioned_report(state: ResearchState, ctx: ResearchContext, shape: Re
         if c["verified"]:
             sources.setdefault(c["n"], c)
     report = render_sectioned(question, style, answer, direct.cite if direct else None, note, sections, numbers,
-                              [sources[n] for n in sorted(sources)])
+                              [sources[n] for n in sorted(sources)], direct.chain if direct else None)
     return {**update, "answer": answer, "report": report, "citations": citations}

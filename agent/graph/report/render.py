@@ -3,6 +3,7 @@ removed by the check), so the shapes here are its contract:
 
     # question
     **Answer:** text [1]                         only when the question has a direct answer
+    **How:** quote [2] · quote [1]               a multi-hop answer's chain, both links verified (`chain_line`)
     > note                                       stopped early, or what was searched when nothing answered
     _Written by the model from …_                the style's intro line (WRITTEN_INTRO or EXTRACTIVE_INTRO)
     _Removed by the check: N sentence(s) …_      or _Left out: N quote(s) …_ (extractive), when N > 0
@@ -26,17 +27,27 @@ REMOVED_HEADING = "Removed by the check"
 EMPTY_SECTION = "_(every sentence of this section was removed by the check)_"
 
 
+def chain_line(answer_cite: Citation | None, chain_cite: Citation | None) -> list[str]:
+    """A multi-hop answer's chain of cited steps, one line under the answer (the key points' report and this one):
+    the quote about the question that names the bridge, then the answer's own; only when both links hold."""
+    if answer_cite and answer_cite["verified"] and chain_cite and chain_cite["verified"]:
+        return [f"**How:** {chain_cite['quote']} [{chain_cite['n']}] · {answer_cite['quote']} [{answer_cite['n']}]",
+                ""]
+    return []
+
+
 def _marks(line_kept: list[int], numbers: dict[int, int]) -> str:
     shown = list(dict.fromkeys(numbers[i] for i in line_kept if i in numbers))
     return "".join(f"[{n}]" for n in shown)
 
 
 def render_sectioned(question: str, style: Style, answer: str, answer_cite: Citation | None, note: str,
-                     sections: list[ReportSection], numbers: dict[int, int], sources: list[Citation]) -> str:
+                     sections: list[ReportSection], numbers: dict[int, int], sources: list[Citation],
+                     chain_cite: Citation | None = None) -> str:
     lines = [f"# {question}", ""]
     if answer:
         mark = f" [{answer_cite['n']}]" if answer_cite and answer_cite["verified"] else ""
-        lines += [f"**Answer:** {answer}{mark}", ""]
+        lines += [f"**Answer:** {answer}{mark}", "", *chain_line(answer_cite, chain_cite)]
     if note:
         lines += ["> " + line if line else ">" for line in note.split("\n")] + [""]
     dropped = [line for s in sections for line in s.lines if not line.supported]
