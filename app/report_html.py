@@ -1,6 +1,6 @@
-"""A report as one self-contained HTML page: the answer, key points with their citations (or an open question's
-sections, each sentence with its citations, and the sentences the check removed), the sources with the quotes that
-were checked. No script, no external resource; every piece of text is escaped
+"""A report as one self-contained HTML page: the answer (with a multi-hop answer's chain of cited steps), key points
+with their citations (or an open question's sections, each sentence with its citations, and the sentences the check
+removed), the sources with the quotes that were checked. No script, no external resource; every piece of text is escaped
 (questions, quotes, titles and URLs come from users and web pages: untrusted).
 """
 
@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from html import escape
 from urllib.parse import urlsplit
+
+from deepresearch.agent.graph.report.render import FALLBACK_TAIL
 
 from deepresearch import __version__
 
@@ -20,6 +22,7 @@ h1{font-size:1.6rem;line-height:1.25;margin:0 0 .25rem}
 h2{font-size:1.05rem;text-transform:uppercase;letter-spacing:.04em;color:#555;margin:2rem 0 .5rem}
 .meta{color:#666;font-size:.85rem;margin:0 0 1.5rem}
 .answer{font-size:1.25rem;background:#f3f6fb;border-left:4px solid #2f6fdf;padding:.75rem 1rem;margin:0}
+.chain{color:#333;font-size:.95rem;margin:.5rem 0 0;padding:0 1rem}
 .note{background:#fff7e0;border-left:4px solid #d9a400;padding:.5rem 1rem;margin:1rem 0}
 a.cite{text-decoration:none;font-size:.85em;vertical-align:super}
 .removed{color:#777}.removed em{font-size:.85em}
@@ -55,6 +58,8 @@ def _sections(view: ReportView) -> list[str]:
              "cites, and one they do not support is removed." if view.style == "written" else
              "Quotes from the sources read, grouped by what was searched; each was found in its source and is about "
              "the question or its search.")
+    if view.fallback:  # a written report that gave way to the quotes: why
+        intro = f"{view.fallback}, {FALLBACK_TAIL.removesuffix('_')}"
     if view.dropped:
         what = "sentence(s) removed" if view.style == "written" else "quote(s) left out"
         intro += f" {view.dropped} {what} by the check."
@@ -92,6 +97,9 @@ def render_html(view: ReportView) -> str:
     if view.answer or view.style == "answer":  # an open question's report has no answer line of its own
         parts += ['<h2>Answer</h2>',
                   f'<p class="answer"><strong>{e(view.answer or "no answer")}</strong>{_cite(view.answer_cite)}</p>']
+        if view.chain:  # a multi-hop answer: the cited steps that lead to it, right under it
+            parts.append('<p class="chain"><strong>How:</strong> '
+                         + " · ".join(f"{e(step.text)}{_cite(step.cite)}" for step in view.chain) + "</p>")
     if view.note:
         parts.append(f'<p class="note">{e(view.note)}</p>')
     if view.style != "answer":

@@ -1,6 +1,7 @@
-"""A run's report as structured parts (answer, key points with their citations, sources with quotes; for an open
-question's report its sections, each sentence with its citations, and the sentences the check removed), read back
-from what the run stored: its answer, its citations and the markdown the writer rendered.
+"""A run's report as structured parts (answer, a multi-hop answer's chain of cited steps, key points with their
+citations, sources with quotes; for an open question's report its sections, each sentence with its citations, and
+the sentences the check removed), read back from what the run stored: its answer, its citations and the markdown
+the writer rendered.
 
 The CLI's `--format html|pdf`, and later the API and the TUI, render from this one view.
 """
@@ -11,12 +12,21 @@ import re
 from datetime import datetime
 from typing import Any, Literal
 
-from deepresearch.agent.graph.report.render import EMPTY_SECTION, EXTRACTIVE_INTRO, REMOVED_HEADING, WRITTEN_INTRO
+from deepresearch.agent.graph.report.render import (
+    EMPTY_SECTION,
+    EXTRACTIVE_INTRO,
+    FALLBACK_TAIL,
+    REMOVED_HEADING,
+    WRITTEN_INTRO,
+)
 from pydantic import BaseModel, Field
 
 # The writer's markdown (agent/graph/nodes/writer.py render_report): "**Answer:** text [n]", "> note",
 # "- point [n]", "- point _(unsupported: citation removed — reason)_", "- point".
 _ANSWER = re.compile(r"^\*\*Answer:\*\* (?P<text>.*?)(?: \[(?P<n>\d+)\])?$")
+# A multi-hop answer's chain under it (render.py chain_line): "**How:** quote [2] · quote [1]".
+_HOW = re.compile(r"^\*\*How:\*\* (?P<steps>.*)$")
+_STEP = re.compile(r"(?P<text>.+?) \[(?P<n>\d+)\](?: · |$)")  # a quote may hold " · " itself: split after a mark
 _CITED = re.compile(r"^- (?P<text>.*) \[(?P<n>\d+)\]$")
 _REMOVED = re.compile(r"^- (?P<text>.*) _\(unsupported: citation removed — (?P<reason>.*)\)_$")
 # A sectioned report (agent/graph/report/render.py): "text [2][3]" (a written sentence, or "- quote [2]"), the count
@@ -43,6 +53,13 @@ class Sentence(BaseModel):
     reason: str | None = None  # why the check removed it
 
 
+class Step(BaseModel):
+    """A link of a multi-hop answer's chain: the quote and the number of the verified source it is from."""
+
+    text: str
+    cite: int | None = None
+
+
 class Section(BaseModel):
     title: str
     sentences: list[Sentence] = Field(default_factory=list)
@@ -62,6 +79,7 @@ class ReportView(BaseModel):
     created_at: datetime | None = None
     answer: str = ""
     answer_cite: int | None = None
+    chain: list[Step] = Field(default_factory=list)  # a multi-hop answer's cited steps, the bridge's quote first
     note: str = ""
     points: list[Point] = Field(default_factory=list)
     sources: list[Source] = Field(default_factory=list)
@@ -69,6 +87,7 @@ class ReportView(BaseModel):
     style: Literal["answer", "extractive", "written"] = "answer"  # key points, or sections of quotes or sentences
     sections: list[Section] = Field(default_factory=list)
     dropped: int = 0  # sentences the check removed (written), quotes left out (extractive)
+    fallback: str = ""  # why a written report gave way to the extractive one ("" when it did not)
     dropped_sentences: list[Sentence] = Field(default_factory=list)  # the removed sentences, with why
     markdown: str = ""  # the report as the writer rendered it
 
@@ -90,6 +109,11 @@ def report_view(*, run_id: str, question: str, status: str, answer: str | None, 
             continue
         if line in (WRITTEN_INTRO, EXTRACTIVE_INTRO):
             view.style = "written" if line == WRITTEN_INTRO else "extractive"
+        elif line.startswith("_") and line.endswith(FALLBACK_TAIL):
+            view.style, view.fallback = "extractive", line[1:-len(FALLBACK_TAIL)].removesuffix(", ")
+        elif m := _HOW.match(line):
+            view.chain = [Step(text=step["text"], cite=int(step["n"]) if int(step["n"]) in verified else None)
+                          for step in _STEP.finditer(m["steps"])]
         elif m := _COUNT.match(line):
             view.dropped = int(m["n"])
         elif m := _ANSWER.match(line):

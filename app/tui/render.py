@@ -64,6 +64,8 @@ def report_markdown(view: ReportView) -> str:
         return view.markdown or f"_{view.status}: no report_"
     mark = f" [{view.answer_cite}]" if view.answer_cite else ""
     lines = [f"# {view.question}", "", f"**Answer:** {view.answer}{mark}", ""]
+    if view.chain:  # a multi-hop answer's cited steps, as the writer's markdown has them
+        lines += ["**How:** " + " · ".join(f"{s.text} [{s.cite}]" if s.cite else s.text for s in view.chain), ""]
     if view.note:
         lines += [f"> {view.note}", ""]
     for point in view.points:

