@@ -18,6 +18,11 @@ _DAY_MONTH = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?(?:\s+of)?\s+({MONTH_NAM
 _MONTH_DAY = re.compile(rf"\b({MONTH_NAME})\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?!:)(?:,?\s+\d{{4}}\b)?", re.IGNORECASE)
 _ISO = re.compile(r"\b\d{4}-(\d{2})-(\d{2})\b")
 _NUMERIC = re.compile(r"\b(\d{1,2})[/.](\d{1,2})[/.](?:\d{4}|\d{2})\b")
+_YEAR = re.compile(r"1[5-9]\d\d|20\d\d")
+# The year of a full date: "31 December 2023", "December 31, 2023", "2023-12-31", "31/12/2023".
+_DATED_YEAR = re.compile(rf"\b(?:\d{{1,2}}(?:st|nd|rd|th)?\s+(?:{MONTH_NAME})|(?:{MONTH_NAME})\s+\d{{1,2}}"
+                         rf"(?:st|nd|rd|th)?,?)\s+(\d{{4}})\b|\b(\d{{4}})-\d{{2}}-\d{{2}}\b|\b\d{{1,2}}[/.]\d{{1,2}}[/.](\d{{4}})\b",
+                         re.IGNORECASE)
 # A token with a digit in it: a code, a model, a version, a year or a count ("X11-EL", "v2.3.1", "1967", "10,000").
 _TOKEN = re.compile(r"[A-Za-z0-9][\w.,\-]*\d[\w.\-]*|\d[\w.\-]*")
 
@@ -57,5 +62,11 @@ def anchors(text: str) -> frozenset[str]:
 
 
 def anchored(asked: frozenset[str], unit: str) -> float:
-    """The share of the question's anchors the unit writes (0 when the question names none)."""
-    return len(asked & anchors(unit)) / len(asked) if asked else 0.0
+    """The share of the question's anchors the unit writes (0 when the question names none). A year the question
+    names alone ("at the end of 2023") is written by a full date of that year too ("31 December 2023")."""
+    if not asked:
+        return 0.0
+    written = anchors(unit)
+    if any(_YEAR.fullmatch(a) for a in asked):
+        written |= {next(g for g in m.groups() if g) for m in _DATED_YEAR.finditer(unit)}
+    return len(asked & written) / len(asked)

@@ -38,6 +38,7 @@ from ..language.kinds import (
     kind_bonus,
     money_label,
     prefers_unit,
+    words_answered,
 )
 from ..language.spans import GENERIC_NAMES, STOP_WORDS, WORD, AnswerKind, Span, name_spans
 from ..language.words import BIRTH, DEATH, content_words, life_date, stem
@@ -81,7 +82,7 @@ class Candidate:
 # top-1 on 800 pool train questions 110 / 112 / 110 / 109 at weight 0 / 1 / 2 / 3.
 W = {"about": 0.5, "relation": 3.0, "near": 1.5, "novel": 2.0, "source": 0.4, "typed": 1.5, "shape": 1.0,
      "kind": 1.0, "bridge": -0.5, "repeats": 0.2, "category": 3.0, "column": 3.0, "later": 1.0, "corrects": 1.0,
-     "row_about": 1.5, "stale": -3.0, "stamp": 1.0, "anchor": 1.0, "link": 1.0}
+     "row_about": 1.5, "stale": -3.0, "stamp": 1.0, "anchor": 1.0, "link": 1.0, "unit_fit": 1.0}
 RECENT_RELATION = 0.25  # share of the question's relation words a unit must hold for its date to count
 
 # For the bridge of a multi-hop question, being named where the question's entities are matters most.
@@ -160,6 +161,7 @@ def rank_candidates(question: str, sentences: Iterable[EvidenceSentence], k: int
     asks = "person" if kind == "name" and asks_person(question) else \
         "place" if kind == "name" and _WHERE.search(question) else None
     q_stems = entity | relation
+    q_words = {stem(m.group().lower()) for m in WORD.finditer(question)}
     q_norm = f" {_norm(question)} "
     sentences = list(sentences)
     linked = linked_titles(sentences, entity) if follow_links else set()
@@ -201,7 +203,8 @@ def rank_candidates(question: str, sentences: Iterable[EvidenceSentence], k: int
             if not key or (key in GENERIC_NAMES and not nationality) or opening_common_word(sent.text, span, common):
                 continue
             span_stems = {stem(w) for w in key.split()}
-            novelty = 1.0 - len(span_stems & q_stems) / len(span_stems)
+            # the words naming the answer's type may be the answer's own ("Calder Heating" for "which heating firm")
+            novelty = 1.0 - len(span_stems & (q_stems - type_words)) / len(span_stems)
             if f" {key} " in q_norm or novelty == 0.0:
                 continue  # the question's own words are not its answer
             end = span.start + len(span.text)
@@ -225,6 +228,7 @@ def rank_candidates(question: str, sentences: Iterable[EvidenceSentence], k: int
                 "corrects": float(right_from is not None and span.start >= right_from), "anchor": anchor,
                 "link": links.link(index, sent.url, span.text) if links else 0.0,
                 "stale": float(stale_value(sent.text, span.start, end, correcting)),
+                "unit_fit": float(kind == "number" and bool(q_words & {stem(x) for x in words_answered(span.text)})),
                 # A log line's own stamp is the date of what the line records ("2024-04-02 18:40 … arrived").
                 "stamp": float(kind == "date" and span.kind == "date" and span.start <= 2 and is_stamped(sent.text)),
             }
@@ -354,9 +358,13 @@ def _shape(sentence: str, span: Span, asks: str | None) -> float:
 
 
 def _typed(sentence: str, span: Span, end: int, type_words: set[str]) -> float:
-    """1 when the words just before (or after) the span name the answer's type, else 0."""
+    """1 when the words just before (or after) the span name the answer's type, or the span's own last word does
+    ("Calder Heating" for "which heating firm", "Mississippi River" for "which river"), else 0."""
     if not type_words:
         return 0.0
+    words = span.text.split()
+    if len(words) > 1 and stem(words[-1].lower().strip(".,")) in type_words:
+        return 1.0
     before = [stem(w.lower()) for w in WORD.findall(sentence[max(0, span.start - 40):span.start])][-3:]
     after = [stem(w.lower()) for w in WORD.findall(sentence[end:end + 20])][:1]
     return 1.0 if type_words & set(before + after) else 0.0

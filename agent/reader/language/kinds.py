@@ -46,6 +46,8 @@ _CODE_Q = re.compile(r"\b((part|serial|frame|model|order|reference|registration|
                      r"(?:meter point|booking|payment|customer|account|order|policy|supply|tracking) reference)\b"
                      # "what number should I ring", "the gas meter point reference"
                      r"|\b(?:what|which)\s+number\s+(?:should|do|can|could|shall)\s+\w+\s+(?:ring|call|phone|dial|text)\b"
+                     # a number named by what it identifies: "the club's affiliation number", "which Portsmouth number"
+                     r"|\b(?:what|which)(?:'s|’s|\s+is|\s+was)?\s+(?:the\s+)?(?:[\w'’-]+\s+){1,4}number\b(?!\s+(?:of|named|called)\b)"
                      r"|\b(?:what|which)(?:'s|’s|\s+is)?\s+(?:the\s+)?(?:[\w-]+\s+){0,3}reference\b(?!\s+(?:to|of|for)\b)"
                      # "what ID did the sensor get", "which DS18B20 address …": an address named by a model number
                      r"|\b(what|which)(?:'s|’s|\s+is|\s+was)?\s+(?:the\s+)?(?:[\w-]+\s+)?id\b|\b[a-z]*\d[\w-]*\s+"
@@ -66,13 +68,16 @@ _TIME_Q = re.compile(r"\b(?:what|which)\s+time\b(?!\s+(?:period|frame|zone|of\s+
 _PAID_Q = re.compile(r"^\s*what\s+(?:would|will|do|does|did|are|is|was|were|should|must|can|could|have|has|had)\b"
                      r"[^?]*\b(?:charged|charge|charges|pay|paying|paid|cost|costs|spend|spent|owe|owed)\b",
                      re.IGNORECASE)
+# "How much did Harbour Marine charge …", "how much money was in the bank": an amount of money, asked by "how much".
+_HOW_MUCH_PAID_Q = re.compile(r"\bhow\s+much\b[^?]*\b(?:money|charged?|charges|cost|costs|pay|paying|paid|spend|spent|"
+                              r"owe|owed|earn|earned|raised?|fees?|prices?)\b", re.IGNORECASE)
 # A count asked by its bound: "what's the most guests we can have", "the maximum number of boats".
 _BOUND_Q = re.compile(r"\b(?:most|fewest|maximum|minimum|max|min)\s+(?:number\s+of\s+)?[a-z]+s\s+(?:we|you|they|i|can|"
                       r"could|allowed|permitted|that|who|at|in|on|for)\b|\b(?:maximum|minimum)\s+number\s+of\b",
                       re.IGNORECASE)
 _NATIONALITY_Q = re.compile(r"\b(nationality|country of origin)\b", re.IGNORECASE)
 _SEVERAL_Q = re.compile(r"\b(two|three|four|both)\b", re.IGNORECASE)
-_DIGIT_ID = re.compile(r"(?!(?:1[5-9]|20)\d\d$)\d{4,}")
+_DIGIT_ID = re.compile(r"(?!(?:1[5-9]|20)\d\d$)\d+")
 _UNIT_OR_CURRENCY = re.compile(r"[€£$¥%]|\d\s?[A-Za-z°]")
 
 
@@ -98,8 +103,9 @@ def asks_measure(question: str) -> bool:
 
 
 def asks_money(question: str) -> bool:
-    """An amount of money, asked by its verb ("what did we pay for …", "what would a business be charged")."""
-    return _PAID_Q.search(question) is not None
+    """An amount of money, asked by its verb ("what did we pay for …", "what would a business be charged", "how much
+    did they charge") or "how much money"."""
+    return _PAID_Q.search(question) is not None or _HOW_MUCH_PAID_Q.search(question) is not None
 
 
 def prefers_unit(question: str) -> bool:
@@ -152,7 +158,7 @@ def fits(span: Span, kind: AnswerKind, place: bool = False, measure: bool = Fals
         return span.kind == "number" and CURRENCY.search(span.text) is not None
     if kind == "number" and measure:
         return span.kind == "number" and _UNIT_OR_CURRENCY.search(span.text) is not None
-    if kind == "code":  # an identifier of digits alone ("7398210604", a sail number "45127"), not a year
+    if kind == "code":  # an identifier of digits alone ("7398210604", a sail number "45127", a uniform's "27"), no year
         return span.kind == "code" or (span.kind == "number" and _DIGIT_ID.fullmatch(span.text) is not None)
     if kind in ("date", "time", "number"):
         return span.kind == kind

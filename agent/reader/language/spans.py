@@ -31,6 +31,10 @@ _DATE_PATTERNS = [
 # A day of a month without its year ("on 30 Aug", "Sat 14 Sept", "August 30th"): no date answer of its own, but its
 # number is no count or measure either.
 _DAY_MONTH = re.compile(rf"\b{_DAY}\s+(?:{_MONTHS})(?![\w])|\b(?:{_MONTHS})\s+{_DAY}\b")
+# A day of a month with its weekday as a diary or log writes it ("Mon 14 Oct", "Thursday 2 May"): a line's stamp, no
+# part of the name that follows it ("Mon 14 Oct Calder Heating started").
+_WEEKDAY = r"(?:Mon|Tue|Tues|Wed|Thu|Thur|Thurs|Fri|Sat|Sun)(?:day|sday|nesday|rsday|urday)?\.?"
+_STAMP = re.compile(rf"(?:\b{_WEEKDAY},?\s+)?(?:{_DAY_MONTH.pattern})")
 # A time of day: "13:10", "7:00 pm", "22:52", "3 a.m.", "9 o'clock".
 _CLOCK = re.compile(r"(?<![\d:.])\d{1,2}(?::\d{2}(?::\d{2})?(?:\s?[ap]\.?m\b\.?)?(?![\d:])|\s?[ap]\.?m\b\.?"
                     r"|\s?o['’]clock\b)",
@@ -118,7 +122,9 @@ class Span:
 
 def name_spans(sentence: str) -> list[Span]:
     """Maximal runs of capitalised words (with lower-case connectors inside) and quoted titles."""
-    tokens = [(m.group(), m.start(), m.end()) for m in _TOKEN.finditer(sentence)]
+    stamps = [(m.start(), m.end()) for m in _STAMP.finditer(sentence)]
+    tokens = [(m.group(), m.start(), m.end()) for m in _TOKEN.finditer(sentence)
+              if not any(a <= m.start() < b for a, b in stamps)]
     spans: list[Span] = []
     i = 0
     while i < len(tokens):
@@ -128,6 +134,8 @@ def name_spans(sentence: str) -> list[Span]:
             continue
         j = i + 1
         while j < len(tokens):
+            if not _adjacent(sentence, tokens[j - 1], tokens[j]):
+                break
             if _is_cap(tokens[j][0]) or _model_number(tokens, j):
                 j += 1
             elif after := _past_connectors(tokens, j):
@@ -148,6 +156,11 @@ def name_spans(sentence: str) -> list[Span]:
         if any(c.isalpha() for c in m.group(1)):  # not the debris of markup: ", '2': "
             spans.append(Span(m.group(1).strip(" ,."), "name", m.start(1)))
     return spans
+
+
+def _adjacent(sentence: str, before: tuple[str, int, int], after: tuple[str, int, int]) -> bool:
+    """No token was left out between two tokens (a stamp's are): a name does not run across a dropped one."""
+    return _STAMP.search(sentence, before[2], after[1]) is None
 
 
 def _past_connectors(tokens: list[tuple[str, int, int]], j: int) -> int:
