@@ -90,6 +90,11 @@ class Toolbox:
     def source_text(self, url_or_doc_id: str) -> str | None:
         """Full text of a source seen in this toolbox: an opened page, a local document, a read file."""
         key = url_or_doc_id.strip()
+        # A document of the local web (an eval's or a training run's stand-in for the web) is read as its index
+        # holds it, as a local:// one is: its page (one paragraph a line) loses the blank lines between paragraphs,
+        # so a note's title, its heading underline and the fields under them would read as one unit.
+        if self.local_web_url and key.startswith(self.local_web_url + "/doc/"):
+            return self._index_text(unquote(urlsplit(key).path[len("/doc/"):]))
         browser = self._tools.get("open")
         if isinstance(browser, BrowserTool) and (page := browser.cached(key)) is not None:
             return page.text
@@ -99,8 +104,6 @@ class Toolbox:
                 return self._index_text(local[1], local[0])
             except (LookupError, ValueError):
                 return None
-        if self.local_web_url and key.startswith(self.local_web_url + "/doc/"):
-            return self._index_text(unquote(urlsplit(key).path[len("/doc/"):]))
         files = self._tools.get("read_file")
         if isinstance(files, ReadFileTool) and key in files.texts:
             return files.texts[key]

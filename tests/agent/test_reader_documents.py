@@ -178,3 +178,18 @@ def test_the_days_and_codes_a_question_names_pin_its_unit():
     rota = units("Shift lead: Dana Price (Saturday mornings).\n\nRota\n| Day | Lead | Helper |\n"
                  "| Mon 3 June | Ola Berg | Sam Lund |\n| Mon 10 June | Kit Moss (cover) | Sam Lund |", title="rota")
     assert top("Who is the shift lead on 10/06/2024?", rota) == "Kit Moss"
+
+
+def test_a_setext_heading_and_a_field_wrapped_after_a_comma():
+    from deepresearch.agent.reader import read_units
+
+    units = read_units("Harbour Rowing Club\n===================\n\nMinutes, Tuesday 4 June 2024\n\n"
+                       "Present: Ann Lee (Chair), Bo Park (Treasurer),\nCal Moss (Captain).\n"
+                       "Apologies: Dee Fox.\n\nBoats\n-----\nThe new trailer costs £2,400.\n")
+    texts = [u.text for u in units]
+    assert not any("===" in t or "---" in t for t in texts)
+    present = next(u for u in units if u.text.startswith("Present"))
+    assert present.kind == "field" and present.text.endswith("Cal Moss (Captain).")
+    assert "Harbour Rowing Club" not in texts  # the title is a heading, no unit of its own
+    assert next(u for u in units if u.text.startswith("Apologies")).kind == "field"
+    assert next(u for u in units if "trailer" in u.text).heading == "Boats"

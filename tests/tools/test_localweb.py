@@ -6,6 +6,8 @@ import json
 import socket
 
 import httpx
+from deepresearch.tools.index.build import index_paths
+from deepresearch.tools.index.registry import IndexRegistry
 from deepresearch.tools.localweb.server import LocalWebServer
 from deepresearch.tools.toolbox import build_toolbox
 
@@ -56,8 +58,9 @@ async def test_real_search_and_browser_path_over_the_local_web(pool_settings, po
         doc = pool_index.get(hit["doc_id"])
         assert opened.output["method"] == "httpx" and opened.output["title"] == doc.title
         assert doc.text[:80] in opened.output["text"]
-        assert toolbox.source_text(hit["url"]) == opened.output["text"]
-        # the citation checker can also read a local-web page it never opened
+        # the reader and the citation checker read a local-web page as the index holds it (as a local:// one),
+        # opened or not: the page's text has lost the blank lines between the document's paragraphs
+        assert toolbox.source_text(hit["url"]) == doc.text
         other = found.output["hits"][1]
         assert toolbox.source_text(other["url"]) == pool_index.get(other["doc_id"]).text
         await toolbox.close()
@@ -76,3 +79,39 @@ async def test_offline_local_urls_need_no_server(pool_settings):
     web = await toolbox.invoke("open", {"url": "https://example.org/"})
     assert web.error_kind == "offline"
     await toolbox.close()
+
+
+NOTE = ("Harbour Rowing Club\n===================\n\nMinutes, Tuesday 4 June 2024, boathouse\n\n"
+        "Present: Ann Lee (Chair), Bo Park (Treasurer),\nCal Moss (Captain).\n\n"
+        "The new trailer costs £2,400 and arrives in July.\n")
+
+
+async def test_a_local_web_note_is_read_with_its_paragraphs(tmp_path):
+    """A note served by the local web is read as the product reads it from its index (`ask --index`): the title,
+    its underline and the fields under it are units apart, not one run of text the page's lines make."""
+    from deepresearch.agent.graph.reading import read_sentences
+
+    from .conftest import fresh_settings
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "minutes.md").write_text(NOTE)
+    settings = fresh_settings(tmp_path / "data")
+    registry = IndexRegistry(settings)
+    try:
+        index_paths(registry, "notes", [tmp_path / "docs"])
+        with LocalWebServer(registry.open("notes")) as web:
+            settings.search.backends = ["searxng"]
+            toolbox = build_toolbox(settings, searxng_url=web.url, index="notes", offline=True)
+            found = await toolbox.invoke("search", {"query": "trailer cost rowing club"})
+            hit = found.output["hits"][0]
+            opened = await toolbox.invoke("open", {"url": hit["url"]})
+            assert opened.ok and "\n\n" not in opened.output["text"]  # the page's text: one paragraph a line
+            assert toolbox.source_text(hit["url"]) == NOTE
+            units = [s.text for s in read_sentences(
+                [{"url": hit["url"], "title": hit["title"], "rank": 0, "hop": False, "step_id": "s1"}],
+                toolbox.source_text)]
+            assert "Present: Ann Lee (Chair), Bo Park (Treasurer), Cal Moss (Captain)." in units
+            assert not any("Minutes" in u and "Present" in u for u in units)
+            await toolbox.close()
+    finally:
+        registry.close()

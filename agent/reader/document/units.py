@@ -25,6 +25,8 @@ _ABBREVIATION_END = re.compile(r"(?:^|[\s(\"'])(?:[A-Z]|Dr|Mr|Mrs|Ms|Mt|St|Jr|Sr
                                r"Sen|Rep|Hon|Fr|No|no|Nr|nr|Vol|Op|op|vs|v|ca|c|approx|incl|excl|e\.g|i\.e|cf|Fig|fig)\.$")
 _ITEM = re.compile(r"^\s*(?:[-*•·]|\d{1,2}[.)])\s+\S")
 _MD_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$")
+_UNDERLINE = re.compile(r"={3,}|-{3,}")  # a setext heading's underline (a line of "-" alone under prose)
+_CONTINUED = re.compile(r"(?:,|&|\band)\s*$")  # a line that ends mid-list
 # "Weekend workshop lead: Tomasz Wierzbicki": a key of one to four words, then its value.
 _FIELD = re.compile(r"^(?:[-*•·]\s+)?([A-Z][\w/&'’()\-]*(?: [\w/&'’()\-]+){0,3}?)\s*:\s+(\S.*)$")
 _NOT_KEY = frozenset({"is", "are", "was", "were", "they", "we", "it", "he", "she", "this", "that", "there"})
@@ -150,6 +152,12 @@ def _read_units(text: str) -> list[Unit]:
             flush()
             heading = m.group(1)
             continue
+        if _UNDERLINE.fullmatch(line):  # a setext heading's underline (the line above it was taken as the heading)
+            flush()
+            continue
+        if not prose and i + 1 < len(lines) and _UNDERLINE.fullmatch(lines[i + 1].strip()):
+            heading = line  # "Minutes\n=======": the line above an underline is a heading
+            continue
         if _STAMPED.match(line):
             flush()
             units.extend(_prose_units(line, heading, "sentence", whole=True))
@@ -160,7 +168,11 @@ def _read_units(text: str) -> list[Unit]:
             flush()
             prose.append(line)
             field[0] = True
-            if not nxt[:1].islower():  # a value wrapped onto the next line continues it
+            # a value wrapped onto the next line continues it: a lower-case word, or after a comma ("Present: Ann
+            # Lee (Chair), Bo Park,\nCal Moss")
+            wrapped = i + 1 < len(lines) and lines[i + 1].strip() == nxt and _CONTINUED.search(line) is not None \
+                and not _field_line(nxt) and not _ITEM.match(nxt) and not _is_pipe_row(nxt)
+            if not nxt[:1].islower() and not wrapped:
                 flush()
             continue
         if not prose and _heading_like(line, nxt):
