@@ -79,7 +79,9 @@ class Candidate:
 # "stale": it is the value a change replaced ("8 bar, not 6.5 bar"; recency.py). They are 0 on Wikipedia prose but for
 # a rare "not X", so the weights fitted there are untouched by them (top-1 on 400 pool train questions, simulated
 # evidence: 53 before them, 54 after). "anchor": the unit writes the days and codes the question names (anchors.py);
-# top-1 on 800 pool train questions 110 / 112 / 110 / 109 at weight 0 / 1 / 2 / 3.
+# top-1 on 800 pool train questions 110 / 112 / 110 / 109 at weight 0 / 1 / 2 / 3. "unit_fit": a number's unit
+# measures what is asked ("12 psi" for "at what pressure", "6 tonnes" for "how big"; kinds.words_answered): 0 on the
+# pool's free-form train questions, userdocs-b's replayed top-1 15 → 17 at weight 0.5, 1 or 2.
 W = {"about": 0.5, "relation": 3.0, "near": 1.5, "novel": 2.0, "source": 0.4, "typed": 1.5, "shape": 1.0,
      "kind": 1.0, "bridge": -0.5, "repeats": 0.2, "category": 3.0, "column": 3.0, "later": 1.0, "corrects": 1.0,
      "row_about": 1.5, "stale": -3.0, "stamp": 1.0, "anchor": 1.0, "link": 1.0, "unit_fit": 1.0}
