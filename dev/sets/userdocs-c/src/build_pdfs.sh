@@ -1,10 +1,6 @@
 #!/bin/sh
-# Rebuild the two PDFs in docs/ from their HTML sources in src/ (headless Chromium).
-# Run: sh src/build_pdfs.sh   (from anywhere; needs chromium, e.g. /usr/bin/chromium)
-set -e
-cd "$(dirname "$0")/.."
-for pair in "hirers-guide:village-hall" "sailing-instructions:sailing"; do
-  name=${pair%%:*}; world=${pair#*:}
-  chromium --headless --disable-gpu --no-sandbox --no-pdf-header-footer \
-    --print-to-pdf="docs/$world/$name.pdf" "src/$name.html" 2>/dev/null
-done
+# Rebuild the two PDFs in docs/ from their HTML sources in src/: runs the shared ../../build_pdfs.sh.
+# Run: sh src/build_pdfs.sh   (from anywhere; needs chromium on the PATH, e.g. /usr/bin/chromium)
+# Then check the text layer, e.g.: pdftotext docs/sailing/sailing-instructions.pdf - | head
+here=$(dirname "$0")
+exec sh "$here/../../build_pdfs.sh" "$here/.." hirers-guide:village-hall sailing-instructions:sailing
