@@ -264,3 +264,17 @@ def test_the_particle_of_a_compound_is_no_question_word():
                                       start=-1, end=-1)) for u in roof + news}
     assert found["Turn the isolator off."] is False
     assert found["The roof was resealed in August 2024."] is True
+
+
+def test_a_line_that_leads_in_to_a_list_is_no_quote_of_a_report():
+    """"Agreed prices from 1 April 2024:" names the co-op's prices and the question's words; what it introduces is in
+    the lines after it."""
+    question = "List the chains the Spoke & Sprocket Co-op stocks and their prices."
+    title = "Spoke & Sprocket Co-op — members' meeting"
+    units = [EvidenceSentence(t, 0, title, url="m") for t in (
+        "Agreed prices from 1 April 2024:", "**Agreed prices for chains:**",
+        "The co-op stocks the KMC X11-93 chain at €18.40 for members.")]
+    relevant = FindingRelevance(question, RelevanceReader(question, units), [])
+    found = [relevant(Finding(step_id=1, claim=u.text, quote=u.text, source="m", title=title, doc_id=None, start=-1,
+                              end=-1)) for u in units]
+    assert found == [False, False, True]

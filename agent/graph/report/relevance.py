@@ -9,7 +9,8 @@ about itself, or stand on that thing's own page (`speaks_of`), not only on a pag
 "Describe Lisa Simpson", "It was directed by Mike B. Anderson" on the page "The Secret War of Lisa Simpson" is
 about an episode, not about her. A document's title line ("Kettle & Mash Homebrew Club · entry pack, version 1 ·
 Feb.") and a note's front matter ("**Present:** … + 6 members") name the subject and the question's words and say
-nothing: they are no quote.
+nothing: they are no quote. Nor is a line that only leads in to what follows it ("Agreed prices from 1 April 2024:"):
+what it introduces is in the lines after it, which are quoted on their own.
 """
 
 from __future__ import annotations
@@ -17,6 +18,12 @@ from __future__ import annotations
 from deepresearch.agent.reader import ABOUT, RelevanceReader, is_masthead, speaks_of, texts_about
 
 from ..state import Finding, PlanStep
+
+
+def leads_in(quote: str) -> bool:
+    """A line that ends with a colon introduces the lines after it ("Agreed prices from 1 April 2024:") and says
+    nothing of its own."""
+    return quote.rstrip(" *_").endswith(":")
 
 
 class FindingRelevance:
@@ -31,7 +38,7 @@ class FindingRelevance:
         source, quote, title = finding["source"], finding["quote"], finding["title"]
         # The document's title line ("Volunteer Handbook · Revision 3 · 03/2024") and its front matter ("**Date:** …
         # **Present:** …") say who, when and where of the document, nothing itself.
-        if is_masthead(quote) or self.reader.is_front_matter(source, quote):
+        if is_masthead(quote) or self.reader.is_front_matter(source, quote) or leads_in(quote):
             return False
         if self.reader.of(source, quote, title).score >= ABOUT and speaks_of(self.question, quote, title):
             return True
