@@ -278,3 +278,23 @@ def test_a_line_that_leads_in_to_a_list_is_no_quote_of_a_report():
     found = [relevant(Finding(step_id=1, claim=u.text, quote=u.text, source="m", title=title, doc_id=None, start=-1,
                               end=-1)) for u in units]
     assert found == [False, False, True]
+
+
+def test_a_search_of_only_the_questions_names_makes_no_quote_relevant():
+    """Under "List the chains the co-op stocks", the step that searched the co-op's name found its handbook: the
+    volunteers' rota is about that search, not about chains. A question comparing two things searches each by its
+    name, and a quote about one of them is what that step was for."""
+    title = "Spoke & Sprocket Co-op – Volunteer Handbook"
+    units = [EvidenceSentence(t, 0, title, url="h") for t in (
+        "Spoke & Sprocket Co-op volunteers arrive 15 minutes before opening to set up the stands.",
+        "The co-op stocks the KMC X11-93 chain at €18.40 for members.")]
+    question = "List the chains the Spoke & Sprocket Co-op stocks and their prices."
+    plan = [{"id": 2, "query": "Spoke & Sprocket Co-op"}]
+    relevant = FindingRelevance(question, RelevanceReader(question, units), plan)
+    found = [relevant(Finding(step_id=2, claim=u.text, quote=u.text, source="h", title=title, doc_id=None, start=-1,
+                              end=-1)) for u in units]
+    assert found == [False, True]
+    question = "What are the main differences between the Spoke & Sprocket Co-op and the Hollin Lane Allotments?"
+    relevant = FindingRelevance(question, RelevanceReader(question, units), plan)
+    assert relevant(Finding(step_id=2, claim=units[0].text, quote=units[0].text, source="h", title=title, doc_id=None,
+                            start=-1, end=-1))

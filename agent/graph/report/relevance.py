@@ -4,7 +4,8 @@ An open question's report groups its findings under what was searched (the plan'
 between A and B" searched A, then B, and a quote about B alone covers too little of the question to count as
 about it, yet it is what the step was for. So a finding counts when it is about the question (agent/reader/
 relevance.py), or about its step's query when that query is itself about the question — a query the planner
-drew from elsewhere (a recalled note, an example) makes nothing relevant. And the quote must speak of what it is
+drew from elsewhere (a recalled note, an example) makes nothing relevant, nor does a query of only the question's names
+unless the question compares the things it names. And the quote must speak of what it is
 about itself, or stand on that thing's own page (`speaks_of`), not only on a page whose title names it: under
 "Describe Lisa Simpson", "It was directed by Mike B. Anderson" on the page "The Secret War of Lisa Simpson" is
 about an episode, not about her. A document's title line ("Kettle & Mash Homebrew Club · entry pack, version 1 ·
@@ -15,9 +16,20 @@ what it introduces is in the lines after it, which are quoted on their own.
 
 from __future__ import annotations
 
-from deepresearch.agent.reader import ABOUT, RelevanceReader, is_masthead, speaks_of, texts_about
+from deepresearch.agent.reader import ABOUT, RelevanceReader, is_masthead, question_parts, speaks_of, texts_about
+from deepresearch.agent.reader.language.spans import name_spans
+from deepresearch.agent.reader.language.words import content_words, stem
 
 from ..state import Finding, PlanStep
+
+
+def asks_beyond_names(question: str, query: str) -> bool:
+    """Whether a step's query searches something the question asks besides the names it gives: "Spoke & Sprocket
+    Co-op" alone, under "List the chains the co-op stocks", finds the co-op's pages, and its volunteers' rota is about
+    that query but not about chains. (A question comparing things searches each by its name: `question_parts`.)"""
+    names = {stem(w) for s in name_spans(question[:1].lower() + question[1:]) for w in content_words(s.text)}
+    asked = {stem(w) for w in content_words(question)} - names
+    return bool(({stem(w) for w in content_words(query)} - names) & asked)
 
 
 def leads_in(quote: str) -> bool:
@@ -29,9 +41,11 @@ def leads_in(quote: str) -> bool:
 class FindingRelevance:
     def __init__(self, question: str, reader: RelevanceReader, plan: list[PlanStep]):
         self.question, self.reader = question, reader
+        compares = bool(question_parts(question))
         self.steps = {
             s["id"]: (s["query"], RelevanceReader(s["query"], reader.units)) for s in plan
             if s.get("query") and s["query"].strip() != question.strip() and texts_about(question, [s["query"]], ABOUT)
+            and (compares or asks_beyond_names(question, s["query"]))
         }
 
     def __call__(self, finding: Finding) -> bool:
