@@ -13,8 +13,8 @@ the trainer and the evals import it from here, this face.
   unit's answer spans, each with its column or key; the trainer's question synthesis builds on it); the likelihood
   template, weight and roles (the graph's scoring.py makes the calls)
 - language/ also: question_kind (a factoid question, one answer span, or an open one: explain, compare, summarise,
-  list: a report), question_parts (the things an open question covers one by one), speaks_of (a quote names what a
-  question is about itself)
+  list: a report), question_parts (the things an open question covers one by one), asks_beyond_names (a search asks
+  more than the question's names), speaks_of (a quote names what a question is about itself)
 - trust/: RelevanceReader (is a unit about the question, on its own or through a chain), answer_confidence (how
   likely the best candidate is right), ABOUT
 
@@ -39,7 +39,7 @@ from .document.text import best_sentences, locate, normalise, quote_supported, s
 from .document.units import Unit, is_masthead, read_units
 from .language.answer_form import NOT_FOUND, YES_NO, answer_choices
 from .language.kinds import answer_kind
-from .language.open_questions import QuestionKind, question_kind, question_parts, speaks_of
+from .language.open_questions import QuestionKind, asks_beyond_names, question_kind, question_parts, speaks_of
 from .language.spans import Span
 from .trust.confidence import ABOUT, answer_confidence
 from .trust.relevance import Relevance, RelevanceReader, texts_about
@@ -49,7 +49,6 @@ __all__ = [
     "NOT_FOUND", "TEMPLATE", "TEMPLATE_VERSION", "YES_NO", "AnswerOptions", "Candidate", "EvidenceSentence",
     "answer_choices", "answer_options", "best_sentences", "bridge_options", "locate", "normalise", "quote_supported",
     "split_sentences", "read_units", "evidence_units", "Unit", "is_masthead", "ABOUT", "answer_confidence", "Relevance",
-    "RelevanceReader",
-    "texts_about", "FEATURE_WEIGHTS", "QuestionKind", "question_kind", "question_parts", "speaks_of", "Span",
-    "labelled_spans", "answer_kind",
+    "RelevanceReader", "texts_about", "FEATURE_WEIGHTS", "QuestionKind", "question_kind", "question_parts",
+    "asks_beyond_names", "speaks_of", "Span", "labelled_spans", "answer_kind",
 ]

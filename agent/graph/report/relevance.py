@@ -16,20 +16,17 @@ what it introduces is in the lines after it, which are quoted on their own.
 
 from __future__ import annotations
 
-from deepresearch.agent.reader import ABOUT, RelevanceReader, is_masthead, question_parts, speaks_of, texts_about
-from deepresearch.agent.reader.language.spans import name_spans
-from deepresearch.agent.reader.language.words import content_words, stem
+from deepresearch.agent.reader import (
+    ABOUT,
+    RelevanceReader,
+    asks_beyond_names,
+    is_masthead,
+    question_parts,
+    speaks_of,
+    texts_about,
+)
 
 from ..state import Finding, PlanStep
-
-
-def asks_beyond_names(question: str, query: str) -> bool:
-    """Whether a step's query searches something the question asks besides the names it gives: "Spoke & Sprocket
-    Co-op" alone, under "List the chains the co-op stocks", finds the co-op's pages, and its volunteers' rota is about
-    that query but not about chains. (A question comparing things searches each by its name: `question_parts`.)"""
-    names = {stem(w) for s in name_spans(question[:1].lower() + question[1:]) for w in content_words(s.text)}
-    asked = {stem(w) for w in content_words(question)} - names
-    return bool(({stem(w) for w in content_words(query)} - names) & asked)
 
 
 def leads_in(quote: str) -> bool:

@@ -257,3 +257,12 @@ def speaks_of(question: str, text: str, title: str = "") -> bool:
         if (covered == subject if named else covered) and covered & opening:
             return True
     return False
+
+
+def asks_beyond_names(question: str, query: str) -> bool:
+    """Whether a step's query searches something the question asks besides the names it gives: "Spoke & Sprocket
+    Co-op" alone, under "List the chains the co-op stocks", finds the co-op's pages, and its volunteers' rota is about
+    that query but not about chains. (A question comparing things searches each by its name: `question_parts`.)"""
+    names = {stem(w) for s in name_spans(question[:1].lower() + question[1:]) for w in content_words(s.text)}
+    asked = {stem(w) for w in content_words(question)} - names
+    return bool(({stem(w) for w in content_words(query)} - names) & asked)
