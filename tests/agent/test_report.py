@@ -199,6 +199,10 @@ async def test_a_written_report_the_check_removes_entirely_falls_back_to_the_quo
     checked = read_events(store, result.run_id, ReportChecked)[-1]
     assert checked.style == "extractive" and checked.supported >= 2
     assert checked.fallback == "The check removed every sentence the model wrote (2)"
+    # the trace keeps what the model wrote, each sentence with why the check removed it
+    attempt = [line for s in checked.written for line in s["lines"]]
+    assert [line["text"] for line in attempt] == [INVENTED, INVENTED]
+    assert all(not line["supported"] and not line["cites"] and line["reason"] for line in attempt)
 
 
 async def test_an_outline_that_stays_malformed_says_so_over_the_quotes(engines, store):

@@ -42,6 +42,8 @@ async def test_an_open_question_gets_a_written_report_checked_sentence_by_senten
         if checked.fallback:  # nothing the 135M wrote survived the check: the quotes, and the report says why
             assert checked.style == "extractive" and checked.fallback in result.report, result.report
             assert view.style == "extractive" and view.fallback == checked.fallback
+            attempt = [line for s in checked.written for line in s["lines"]]  # what it wrote, each removed with why
+            assert attempt and all(not line["supported"] and line["reason"] for line in attempt), checked.written
         else:
             assert checked.style == "written" and checked.sections, result.report
             lines = [line for s in checked.sections for line in s["lines"]]

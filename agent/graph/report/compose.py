@@ -104,7 +104,7 @@ async def sectioned_report(state: ResearchState, ctx: ResearchContext, shape: Re
     # extractor already quoted is dropped. Each is checked again where it is used (write_report, check_line).
     findings = unique_findings(findings + reader_findings(reader, about, state.get("sources", []), source_text,
                                                           ctx.settings.report.quotes))
-    sections, fallback = None, ""
+    sections, fallback, attempt = None, "", []
     if style == "written":
         written = await write_report(ctx, question, findings, source_text, about)
         if written.usage:
@@ -114,6 +114,8 @@ async def sectioned_report(state: ResearchState, ctx: ResearchContext, shape: Re
         sections = written.sections
         fallback = written_fallback(written)
         if fallback:  # nothing written survived: the findings quoted, honest if terse, and the intro says why
+            attempt = [{"title": s.title, "lines": [line_payload(line, {}) for line in s.lines]}
+                       for s in sections or []]  # each sentence the model wrote, with why the check removed it
             sections, style = None, "extractive"
     if sections is None:
         sections = extractive_sections(question, findings, plan, source_text, about, ctx.settings.report.quotes)
@@ -136,7 +138,7 @@ async def sectioned_report(state: ResearchState, ctx: ResearchContext, shape: Re
         dropped=sum(1 for line in lines if not line.supported),
         supported_citations=sum(1 for c in checked if c["verified"]),
         sections=[{"title": s.title, "lines": [line_payload(line, numbers) for line in s.lines]} for s in sections],
-        fallback=fallback))
+        fallback=fallback, written=attempt))
     sources: dict[int, Citation] = {}
     for c in citations:
         if c["verified"]:

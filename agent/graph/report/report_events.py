@@ -14,7 +14,8 @@ class ReportChecked(RunEvent):
     """`sections`: [{title, lines: [{text, cites (the numbers shown), supported, reason}]}]. `lines`: the written
     sentences (or quotes) checked, `supported` of them shown, `dropped` removed (written) or left out
     (extractive); `supported_citations`: the verified citations the shown lines carry; `fallback`: why a written
-    report gave way to this extractive one ("" when it did not)."""
+    report gave way to this extractive one ("" when it did not); `written`: then, the sections the model wrote, each
+    sentence with the reason the check removed it (as `sections` gives them)."""
 
     trace_kind: ClassVar[str | None] = "report_check"
     style: str
@@ -25,11 +26,12 @@ class ReportChecked(RunEvent):
     dropped: int = 0
     supported_citations: int = 0
     fallback: str = ""
+    written: list[dict[str, Any]] = field(default_factory=list)
 
     def trace_payload(self) -> dict[str, Any]:
         return {"style": self.style, "kind": self.kind, "sections": self.sections, "lines": self.lines,
                 "supported": self.supported, "dropped": self.dropped,
-                "supported_citations": self.supported_citations, "fallback": self.fallback}
+                "supported_citations": self.supported_citations, "fallback": self.fallback, "written": self.written}
 
     @classmethod
     def from_trace(cls, payload: dict[str, Any]) -> ReportChecked:
@@ -37,4 +39,4 @@ class ReportChecked(RunEvent):
                    sections=list(payload.get("sections") or []), lines=int(payload.get("lines", 0)),
                    supported=int(payload.get("supported", 0)), dropped=int(payload.get("dropped", 0)),
                    supported_citations=int(payload.get("supported_citations", 0)),
-                   fallback=str(payload.get("fallback", "")))
+                   fallback=str(payload.get("fallback", "")), written=list(payload.get("written") or []))
