@@ -4,9 +4,9 @@ An open question's report groups its findings under what was searched (the plan'
 between A and B" searched A, then B, and a quote about B alone covers too little of the question to count as
 about it, yet it is what the step was for. So a finding counts when it is about the question (agent/reader/
 relevance.py), or about its step's query when that query is itself about the question — a query the planner
-drew from elsewhere (a recalled note, an example) makes nothing relevant, nor does a query of only the question's names
-unless the question compares the things it names. And the quote must speak of what it is
-about itself, or stand on that thing's own page (`speaks_of`), not only on a page whose title names it: under
+drew from elsewhere (a recalled note, an example) makes nothing relevant, nor does a query of only the question's
+names unless the question compares the things it names. And the quote must speak of what it is about itself, or
+stand on that thing's own page (`speaks_of`), not only on a page whose title names it: under
 "Describe Lisa Simpson", "It was directed by Mike B. Anderson" on the page "The Secret War of Lisa Simpson" is
 about an episode, not about her. A document's title line ("Kettle & Mash Homebrew Club · entry pack, version 1 ·
 Feb.") and a note's front matter ("**Present:** … + 6 members") name the subject and the question's words and say
