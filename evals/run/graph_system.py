@@ -68,8 +68,12 @@ def evidence_from_trace(store: TraceStore, run_id: str, tools: EvalTools) -> Tra
         if event.kind == ReportChecked.trace_kind:
             checked = event_of(event.kind, event.payload)
             if isinstance(checked, ReportChecked):
-                report = ReportFacts(style=checked.style, lines=checked.lines, supported=checked.supported,
-                                     dropped=checked.dropped, supported_citations=checked.supported_citations)
+                # a written report that gave way to the quotes: the sentences the model wrote were checked and all
+                # removed, so they count among the report's lines and its removed ones
+                attempt = sum(len(s.get("lines") or []) for s in checked.written)
+                report = ReportFacts(style=checked.style, lines=checked.lines + attempt, supported=checked.supported,
+                                     dropped=checked.dropped + attempt,
+                                     supported_citations=checked.supported_citations)
             continue
         if event.kind == "answer_scores":
             ranking = event_of(event.kind, event.payload)

@@ -60,6 +60,17 @@ async def test_a_written_report_is_measured_sentence_by_sentence(tmp_path, judge
     assert scores.report_judge == (0.7 if judge else None) and getattr(model, "judged", 0) == int(judge)
 
 
+async def test_a_written_report_that_gives_way_to_quotes_counts_its_removed_sentences(tmp_path):
+    """The model writes only what its quotes do not support: the report shows the checked quotes instead, and the two
+    sentences it wrote count as removed (of 2 written + the quotes checked)."""
+    model = JudgingModel(capable_script(faithful_too=False))
+    output = await run_graph(OPEN, context(tmp_path, model, DOCS, judge=False))
+    assert output.report is not None and output.report.style == "extractive"
+    scores = make_result("e", "graph", OPEN, output).scores
+    assert output.report.dropped >= 2 and output.report.lines == output.report.supported + output.report.dropped
+    assert scores.report_dropped == float(output.report.dropped) and scores.report_supported_share < 1.0
+
+
 async def test_a_factoid_report_has_no_report_metrics(tmp_path):
     model = JudgingModel(default_script())
     output = await run_graph(FACTOID, context(tmp_path, model, ADA_DOCS, judge=True))
