@@ -9,7 +9,7 @@ from __future__ import annotations
 from html import escape
 from urllib.parse import urlsplit
 
-from deepresearch.agent.graph.report.render import FALLBACK_TAIL
+from deepresearch.agent.graph.report.render import fallback_intro
 
 from deepresearch import __version__
 
@@ -59,7 +59,7 @@ def _sections(view: ReportView) -> list[str]:
              "Quotes from the sources read, grouped by what was searched; each was found in its source and is about "
              "the question or its search.")
     if view.fallback:  # a written report that gave way to the quotes: why
-        intro = f"{view.fallback}, {FALLBACK_TAIL.removesuffix('_')}"
+        intro = fallback_intro(view.fallback).strip("_")  # the markdown's intro line, without its emphasis
     if view.dropped:
         what = "sentence(s) removed" if view.style == "written" else "quote(s) left out"
         intro += f" {view.dropped} {what} by the check."
