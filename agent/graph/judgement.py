@@ -33,6 +33,7 @@ class AnswerJudgement:
     bridge: str = ""  # the name the link and the answer's quote share
     link_source: str = ""
     link_title: str = ""
+    code_missed: bool = False  # the quote's source writes none of the codes the question names (relevance.py)
 
     @property
     def about(self) -> bool:
@@ -56,12 +57,13 @@ class AnswerJudgement:
     def of_span(cls, best: Candidate, confidence: float, relevance: Relevance, threshold: float) -> AnswerJudgement:
         link = relevance.link
         return cls(confidence, relevance.score, threshold, best.text, best.quote, link.text if link else "",
-                   relevance.bridge if link else "", link.url if link else "", link.title if link else "")
+                   relevance.bridge if link else "", link.url if link else "", link.title if link else "",
+                   relevance.code_missed)
 
     def payload(self) -> dict[str, Any]:
         return {"confidence": self.confidence, "relevance": round(self.relevance, 4), "threshold": self.threshold,
                 "candidate": self.candidate, "abstained": self.abstained, "link": self.link, "bridge": self.bridge,
-                "link_source": self.link_source}
+                "link_source": self.link_source, "code_missed": self.code_missed}
 
     def link_finding(self, step_id: int = -1) -> Finding | None:
         """The chain's first step as a finding: the quote about the question that names the bridge."""
@@ -84,8 +86,9 @@ def render_not_found(state: ResearchState, reader: RelevanceReader, judged: Answ
     if queries:
         lines.append("Searched: " + "; ".join(f"“{q}”" for q in queries[:6]) + ".")
     if judged.candidate:
-        why = f"its sentence is not about the question: it covers {judged.relevance:.2f} of it, needed {ABOUT:.2f}" \
-            if not judged.about else f"confidence {judged.confidence:.2f}, needed {judged.threshold:.2f}"
+        why = f"confidence {judged.confidence:.2f}, needed {judged.threshold:.2f}" if judged.about else \
+            "its source writes none of the numbers or codes the question names" if judged.code_missed else \
+            f"its sentence is not about the question: it covers {judged.relevance:.2f} of it, needed {ABOUT:.2f}"
         lines.append(f"Best guess held back: {judged.candidate} ({why}).")
     closest = reader.closest(CLOSEST_SOURCES)
     if closest:

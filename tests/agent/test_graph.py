@@ -367,3 +367,14 @@ def test_a_stopped_run_says_which_hop_of_the_chain_it_reached():
     assert hop_reached([step("done"), step("done", "Aphra Behn")]) == "it reached the follow-up hop for Aphra Behn"
     assert hop_reached([step("done", "Aphra Behn"), step("pending", "Thomas Betterton")]) == (
         "it searched the follow-up hop for Aphra Behn and stopped before the one for Thomas Betterton")
+
+
+async def test_an_answer_from_a_source_writing_none_of_the_questions_codes_is_held_back(toolbox, store):
+    """The Analytical Engine's page names its designer and 1837; a question about "the Model 1851" one is about
+    something no source read writes, so its answer is "not found" and the report says why."""
+    script = default_script(("Analytical Engine designed",))
+    plain = await run(ScriptedModel(script), toolbox, store, question="Who designed the Analytical Engine?")
+    assert plain.answer == "Charles Babbage"
+    coded = await run(ScriptedModel(script), toolbox, store, question="Who designed the Model 1851 Analytical Engine?")
+    assert coded.answer == "not found" and coded.verified_citations == 0
+    assert "its source writes none of the numbers or codes the question names" in coded.report

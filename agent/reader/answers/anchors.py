@@ -52,13 +52,23 @@ def _codes(text: str) -> set[str]:
     return out
 
 
+def _without_days(text: str) -> str:
+    for pattern in (_DAY_MONTH, _MONTH_DAY, _ISO, _NUMERIC):  # a day's own digits are no code of their own
+        text = pattern.sub(" ", text)
+    return text
+
+
 def anchors(text: str) -> frozenset[str]:
     """The days ("14/5") and codes ("x11el", "231", "1967") a text names."""
-    days = _days(text)
-    day_text = text
-    for pattern in (_DAY_MONTH, _MONTH_DAY, _ISO, _NUMERIC):  # a day's own digits are no code of their own
-        day_text = pattern.sub(" ", day_text)
-    return frozenset(days | _codes(day_text))
+    return frozenset(_days(text) | _codes(_without_days(text)))
+
+
+def _written(asked: frozenset[str], unit: str) -> frozenset[str]:
+    """The anchors a unit writes, with the year of each full date it writes when the question names a year alone."""
+    written = anchors(unit)
+    if any(_YEAR.fullmatch(a) for a in asked):
+        written |= {next(g for g in m.groups() if g) for m in _DATED_YEAR.finditer(unit)}
+    return written
 
 
 def anchored(asked: frozenset[str], unit: str) -> float:
@@ -66,7 +76,23 @@ def anchored(asked: frozenset[str], unit: str) -> float:
     names alone ("at the end of 2023") is written by a full date of that year too ("31 December 2023")."""
     if not asked:
         return 0.0
-    written = anchors(unit)
-    if any(_YEAR.fullmatch(a) for a in asked):
-        written |= {next(g for g in m.groups() if g) for m in _DATED_YEAR.finditer(unit)}
-    return len(asked & written) / len(asked)
+    return len(asked & _written(asked, unit)) / len(asked)
+
+
+# An ordinal ("4th Baronet", "the 2nd largest") ranks; it names nothing on its own.
+_ORDINAL = re.compile(r"\d+(?:st|nd|rd|th)")
+_LEADING_NUMBER = re.compile(r"\d+")
+
+
+def identifying_codes(question: str) -> frozenset[str]:
+    """The codes a question names that single out what it asks about: "the Model 1840 musket", "the 26-episode
+    series", "the 2003-2004 season", "firmware v2.3.1". Not its days (a question may name one to ask what came
+    after it) and not its ordinals."""
+    return frozenset(c for c in _codes(_without_days(question)) if not _ORDINAL.fullmatch(c))
+
+
+def writes_code(codes: frozenset[str], text: str) -> bool:
+    """Whether a text writes one of the codes, a quantity's number being enough ("26 episodes" for "26-episode")."""
+    written = _written(codes, text)
+    return any(c in written or ((m := _LEADING_NUMBER.match(c)) is not None and m.group() in written)
+               for c in codes)

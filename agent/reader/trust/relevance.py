@@ -8,7 +8,8 @@ under (its source's title, its heading, a row's column names) and scored by how 
 
 with idf taken over the units the run read, so the words that single out the question's subject ("Analytical",
 "lockring") weigh more than the ones every source has ("engine", "date"). When the question names something, one
-of its names must be covered whole ("Analytical Engine": both words), or the unit is not about it at all.
+of its names must be covered whole ("Analytical Engine": both words), or the unit is not about it at all; likewise
+when it names a code ("the Model 1840 musket", "the 50-litre bag"), the unit's source or its chain's must write one.
 
 A multi-hop answer's unit need not name the question's subject: "Aphra Behn … died 16 April 1689" answers "the
 playwright who wrote The City Heiress". It is about the question through a chain: another unit covers the subject
@@ -23,6 +24,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..answers.anchors import identifying_codes, writes_code
 from ..document.evidence import EvidenceSentence
 from ..document.text import normalise, without_disambiguation
 from ..language.kinds import words_answered
@@ -46,11 +48,17 @@ class Relevance:
     names_ok: bool  # one of the names the question gives is covered whole (directly or along the chain)
     link: EvidenceSentence | None = None  # the unit the chain goes through (None: the unit is read on its own)
     bridge: str = ""  # the name the two units share
+    code_missed: bool = False  # the question names a code and neither the unit's source nor a chain's writes one
+
+
+def _context(sent: EvidenceSentence) -> str:
+    """A unit with what it stands under: its source's title, its heading and a row's column names."""
+    return " ".join([sent.text, sent.title, sent.heading, *sent.header])
 
 
 def unit_stems(sent: EvidenceSentence) -> set[str]:
     """The words a unit covers: its text, its source's title, its heading and a row's column names."""
-    text = " ".join([sent.text, sent.title, sent.heading, *sent.header]).replace("_", " ")
+    text = _context(sent).replace("_", " ")
     return {stem(w) for w in content_words(text)}
 
 
@@ -127,6 +135,8 @@ class RelevanceReader:
             for name in names:
                 self._by_name.setdefault(name, []).append(i)
         self._index = {(u.url, u.text): i for i, u in enumerate(self.units)}
+        self.codes = identifying_codes(question)
+        self._coded = {u.url for u in self.units if writes_code(self.codes, _context(u))} if self.codes else set()
         # A table row is about one thing, named in its cells; a row whose cells hold no word of the question (only its
         # column names and its page's title do) is about the question only through a chain to a unit that names
         # what is in those cells ("the loan telescope away for repair" is T03): the torque row of the crank bolts
@@ -148,7 +158,8 @@ class RelevanceReader:
         unit = self.units[i] if i is not None else EvidenceSentence(text, 0, title, url=url)
         own = (self._stems[i] if i is not None else unit_stems(unit)) | answered
         anonymous = i in self._anonymous
-        best = Relevance(0.0, False) if anonymous else coverage(self.words, own)
+        coded = self._writes_code(unit)
+        best = Relevance(0.0, False, code_missed=not coded) if anonymous or not coded else coverage(self.words, own)
         if best.score >= 0.999:
             return best
         names = self._names[i] if i is not None else _names(unit)
@@ -156,12 +167,17 @@ class RelevanceReader:
             names = {k: v for k, v in names.items() if k in self._anonymous[i]}
         for name in names:
             for j in self._by_name.get(name, ()):
-                if self.units[j].url == url:
+                if self.units[j].url == url or not (coded or self._writes_code(self.units[j])):
                     continue
                 joint = coverage(self.words, own | self._stems[j])
                 if joint.score > best.score + 1e-9:
                     best = Relevance(joint.score, joint.names_ok, self.units[j], self._names[j][name])
         return best
+
+    def _writes_code(self, unit: EvidenceSentence) -> bool:
+        """Whether a unit's source writes a code the question names, if it names any: a page's sentence need not
+        restate its subject's year ("It was designed by Luigi Segre" on the 1954 Plymouth Explorer's page)."""
+        return not self.codes or unit.url in self._coded or writes_code(self.codes, _context(unit))
 
     def of_answer(self, text: str, url: str, quote: str) -> Relevance:
         """A candidate's relevance: its quote's (with the words its kind answers: "at what pressure" is covered by
