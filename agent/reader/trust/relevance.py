@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from ..answers.anchors import identifying_codes, writes_code
 from ..document.evidence import EvidenceSentence
 from ..document.text import normalise, without_disambiguation
+from ..language.countries import DEMONYMS
 from ..language.kinds import words_answered
 from ..language.open_questions import framing_words, opening_stems
 from ..language.spans import name_spans
@@ -89,6 +90,7 @@ def coverage(words: QuestionWords, covered: set[str]) -> Relevance:
 
 
 # A title or address before a name: "Sir Sacheverell Sitwell" is named "Sacheverell Sitwell" elsewhere.
+_ORDINAL = re.compile(r"\d+(?:st|nd|rd|th)?")
 _HONORIFIC = re.compile(r"^(?:sir|dame|lord|lady|dr|mr|mrs|ms|saint|st|king|queen|prince|princess|president)\s+")
 
 
@@ -136,6 +138,9 @@ class RelevanceReader:
                 self._by_name.setdefault(name, []).append(i)
         self._index = {(u.url, u.text): i for i, u in enumerate(self.units)}
         self.codes = identifying_codes(question)
+        # A chain goes through something the question does not name: linking by a name it gives ("Kenny G" for "…
+        # along with Kenny G and the performer of Saxophonic") makes no chain, only the unit's own reading counts.
+        self._asked_names = {normalise(s.text) for s in name_spans(question[:1].lower() + question[1:])}
         self._coded = {u.url for u in self.units if writes_code(self.codes, _context(u))} if self.codes else set()
         # A table row is about one thing, named in its cells; a row whose cells hold no word of the question (only its
         # column names and its page's title do) is about the question only through a chain to a unit that names
@@ -166,6 +171,8 @@ class RelevanceReader:
         if anonymous:  # linked only by what its cells name, not by its page's title
             names = {k: v for k, v in names.items() if k in self._anonymous[i]}
         for name in names:
+            if not self._links_by(name):
+                continue
             for j in self._by_name.get(name, ()):
                 if self.units[j].url == url or not (coded or self._writes_code(self.units[j])):
                     continue
@@ -173,6 +180,11 @@ class RelevanceReader:
                 if joint.score > best.score + 1e-9:
                     best = Relevance(joint.score, joint.names_ok, self.units[j], self._names[j][name])
         return best
+
+    def _links_by(self, name: str) -> bool:
+        """Whether two units naming `name` make a chain: not when the question names it itself, nor when it is a
+        nationality ("Portuguese") or an ordinal ("6th"), which many unrelated things share."""
+        return name not in self._asked_names and name not in DEMONYMS and not _ORDINAL.fullmatch(name)
 
     def _writes_code(self, unit: EvidenceSentence) -> bool:
         """Whether a unit's source writes a code the question names, if it names any: a page's sentence need not
