@@ -248,26 +248,25 @@ def test_a_chain_may_write_the_code_for_its_last_unit():
     assert linked.score >= ABOUT and linked.link is not None and not linked.code_missed
 
 
+def _link(question: str, first: tuple[str, str], second: tuple[str, str]) -> EvidenceSentence | None:
+    """The unit the second (text, title) is linked through, read with the first, for the question."""
+    units = [EvidenceSentence(text, i, title, url=f"local://{i}") for i, (text, title) in enumerate((first, second))]
+    return RelevanceReader(question, units).of("local://1", second[0]).link
+
+
 def test_a_chain_goes_through_a_name_the_question_does_not_give_and_not_a_nationality_or_an_ordinal():
     """Linking two units by the question's own name, a nationality or an ordinal makes no chain (held-out pool train,
     the 74 chained answers of 200: through a name the question gives 4 right / 14 wrong, through a nationality or an
     ordinal 0 / 5; pool train, simulated evidence: kept wrong answers 406 → 389, right 115 = 115)."""
-    seattle = "Smooth jazz musicians Kenny G and Dave Koz come from the city."
-    cast = "For years, artists like George Benson, Kenny G and Dave Koz had crossover hits on smooth jazz stations."
-    units = [EvidenceSentence(seattle, 0, "Seattle", url="local://s"),
-             EvidenceSentence(cast, 1, "Smooth jazz", url="local://j")]
-    reader = RelevanceReader("Which artist was featured on smooth jazz stations along with Kenny G and the performer "
-                             "of Saxophonic?", units)
-    assert reader.of("local://j", cast).link is None
-    fund = "Sporting Portugal Fund is a Portuguese football investment fund."
-    group = "The Espirito Santo Financial Group is a Portuguese holding company."
-    reader = RelevanceReader("What is the financial group which created the Sporting Portugal Fund?",
-                             [EvidenceSentence(fund, 0, "Sporting Portugal Fund", url="local://f"),
-                              EvidenceSentence(group, 1, "Espirito Santo Financial Group", url="local://g")])
-    assert reader.of("local://g", group).link is None
-    primary = "He placed fifth in the 6th district primary of the Democrats running for president in Alabama."
-    seat = "Delaney holds the 6th seat."
-    reader = RelevanceReader("Which Democrat running for president holds the 6th district seat in Maryland?",
-                             [EvidenceSentence(primary, 0, "Someone", url="local://a"),
-                              EvidenceSentence(seat, 1, "John Delaney", url="local://d")])
-    assert reader.of("local://d", seat).link is None
+    assert _link("Which artist was featured on smooth jazz stations with Kenny G and the performer of Saxophonic?",
+                 ("Smooth jazz musicians Kenny G and Dave Koz come from the city.", "Seattle"),
+                 ("For years, artists like George Benson, Kenny G and Dave Koz had crossover hits on smooth jazz "
+                  "stations.", "Smooth jazz")) is None
+    assert _link("What is the financial group which created the Sporting Portugal Fund?",
+                 ("Sporting Portugal Fund is a Portuguese football investment fund.", "Sporting Portugal Fund"),
+                 ("The Espirito Santo Financial Group is a Portuguese holding company.",
+                  "Espirito Santo Financial Group")) is None
+    assert _link("Which Democrat running for president holds the 6th district seat in Maryland?",
+                 ("He placed fifth in the 6th district primary of the Democrats running for president in Alabama.",
+                  "Someone"),
+                 ("Delaney holds the 6th seat.", "John Delaney")) is None

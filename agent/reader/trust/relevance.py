@@ -14,7 +14,9 @@ when it names a code ("the Model 1840 musket", "the 50-litre bag"), the unit's s
 A multi-hop answer's unit need not name the question's subject: "Aphra Behn … died 16 April 1689" answers "the
 playwright who wrote The City Heiress". It is about the question through a chain: another unit covers the subject
 and names something ("Aphra Behn") that this unit's text or title names too, and the two cover the question
-together. `relevance` returns the better of the direct reading and the best such chain, with the link.
+together. The name they share is no name the question gives (that is no chain: the unit must be about the question
+itself), nor a nationality or an ordinal, which many unrelated things share. `of` returns the better of the direct
+reading and the best such chain, with the link.
 """
 
 from __future__ import annotations
