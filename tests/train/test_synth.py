@@ -168,3 +168,17 @@ def test_a_corpus_too_small_for_held_out_documents_still_gives_answerable_questi
     assert not made.held_out and made.questions
     assert {q.type for q in made.questions} <= {"one_hop", "two_hop", "comparison"}
     assert normalise(made.questions[0].answer)
+
+
+def test_a_value_read_as_a_code_and_a_name_is_asked_for_as_a_code(tmp_path):
+    """"GB-RSS04395B616" is a code before a name: "What is the hull id of …", not "Who is the hull id of …" (16 of
+    userdocs-c's 196 synthesized questions were "Who is …" before, 2 after; userdocs' 27 of 265, 8)."""
+    (tmp_path / "boats.csv").write_text("boat,class,hull_id\nRazorbill,ILCA 7,GB-RSS04395B616\n"
+                                        "Sandpiper,Topper,GB-TPR45127E314\n")
+    docs = SynthCorpus.from_path(tmp_path)
+    try:
+        asked = questions_of(docs, "boats.csv")
+    finally:
+        docs.close()
+    assert asked["What is the hull id of Razorbill in boats?"] == "GB-RSS04395B616"
+    assert not [q for q in asked if q.startswith("Who is the hull id")]

@@ -50,23 +50,33 @@ def _key_column(header: tuple[str, ...], cells: tuple[str, ...]) -> int:
     return 0
 
 
+# A value read as several kinds is asked for as the most specific: "GB-RSS04395B616" is a code before a name, so
+# its question is "What is the hull id of …", not "Who is the hull id of …".
+_SPECIFIC = {"code": 0, "number": 1, "date": 2, "time": 3, "name": 4}
+
+
 def _whole(spans: list[tuple[str, str, int, str]], value: str, label: str) -> tuple[str, str] | None:
-    """The span that is the whole value (its parenthetical remark aside), with its kind."""
+    """The span that is the whole value (its parenthetical remark aside), with its most specific kind."""
     value = value.split(" (")[0].strip()
-    for text, kind, _start, span_label in spans:
-        if span_label == label and text == value and kind != "place":
-            return text, kind
-    return None
+    kinds = [kind for text, kind, _start, span_label in spans if span_label == label and text == value
+             and kind != "place"]
+    return (value, min(kinds, key=lambda k: _SPECIFIC.get(k, len(_SPECIFIC)))) if kinds else None
 
 
 def row_facts(doc: SynthDoc, units: list[Unit]) -> list[Fact]:
     """Every cell of every table row whose row key is unique in its table, asked of that key."""
     rows = [u for u in units if u.kind == "row" and u.header]
-    keys = Counter((u.header, u.cells[_key_column(u.header, u.cells)].strip().lower()) for u in rows)
+    # One key column a table: the one most of its rows name themselves by ("Razorbill", not its class "ILCA 7").
+    votes = Counter((u.header, _key_column(u.header, u.cells)) for u in rows)
+    key_of = {header: col for (header, col), _ in sorted(votes.items(), key=lambda hv: (hv[1], -hv[0][1]))}
+    keys = Counter((u.header, u.cells[key_of[u.header]].strip().lower()) for u in rows
+                   if key_of[u.header] < len(u.cells))
     facts: list[Fact] = []
     for unit in rows:
         cells = unit.cells
-        key_col = _key_column(unit.header, cells)
+        key_col = key_of[unit.header]
+        if key_col >= len(cells):
+            continue
         subject = cells[key_col].split(" (")[0].strip()
         if subject.lower() in _EMPTY or keys[(unit.header, cells[key_col].strip().lower())] > 1:
             continue
