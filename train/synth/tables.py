@@ -10,7 +10,7 @@ so it does not copy its row.
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict
 
 from deepresearch.agent.reader import Unit
 
@@ -66,9 +66,12 @@ def _whole(spans: list[tuple[str, str, int, str]], value: str, label: str) -> tu
 def row_facts(doc: SynthDoc, units: list[Unit]) -> list[Fact]:
     """Every cell of every table row whose row key is unique in its table, asked of that key."""
     rows = [u for u in units if u.kind == "row" and u.header]
-    # One key column a table: the one most of its rows name themselves by ("Razorbill", not its class "ILCA 7").
-    votes = Counter((u.header, _key_column(u.header, u.cells)) for u in rows)
-    key_of = {header: col for (header, col), _ in sorted(votes.items(), key=lambda hv: (hv[1], -hv[0][1]))}
+    # One key column a table: the one most of its rows name themselves by ("Razorbill", not its class "ILCA 7"),
+    # the earlier of two as many.
+    votes: dict[tuple[str, ...], Counter[int]] = defaultdict(Counter)
+    for u in rows:
+        votes[u.header][_key_column(u.header, u.cells)] += 1
+    key_of = {header: max(cols, key=lambda col: (cols[col], -col)) for header, cols in votes.items()}
     keys = Counter((u.header, u.cells[key_of[u.header]].strip().lower()) for u in rows
                    if key_of[u.header] < len(u.cells))
     facts: list[Fact] = []

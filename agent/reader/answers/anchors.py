@@ -79,8 +79,8 @@ def anchored(asked: frozenset[str], unit: str) -> float:
     return len(asked & _written(asked, unit)) / len(asked)
 
 
-# An ordinal ("4th Baronet", "the 2nd largest") ranks; it names nothing on its own.
-_ORDINAL = re.compile(r"\d+(?:st|nd|rd|th)")
+# A number or an ordinal alone ("4th Baronet", "the 2nd largest") counts or ranks; as a code it names nothing.
+ORDINAL = re.compile(r"\d+(?:st|nd|rd|th)?")
 _LEADING_NUMBER = re.compile(r"\d+")
 
 
@@ -88,7 +88,7 @@ def identifying_codes(question: str) -> frozenset[str]:
     """The codes a question names that single out what it asks about: "the Model 1840 musket", "the 26-episode
     series", "the 2003-2004 season", "firmware v2.3.1". Not its days (a question may name one to ask what came
     after it) and not its ordinals."""
-    return frozenset(c for c in _codes(_without_days(question)) if not _ORDINAL.fullmatch(c))
+    return frozenset(c for c in _codes(_without_days(question)) if c.isdigit() or not ORDINAL.fullmatch(c))
 
 
 def writes_code(codes: frozenset[str], text: str) -> bool:

@@ -26,7 +26,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..answers.anchors import identifying_codes, writes_code
+from ..answers.anchors import ORDINAL, identifying_codes, writes_code
 from ..document.evidence import EvidenceSentence
 from ..document.text import normalise, without_disambiguation
 from ..language.countries import DEMONYMS
@@ -92,7 +92,6 @@ def coverage(words: QuestionWords, covered: set[str]) -> Relevance:
 
 
 # A title or address before a name: "Sir Sacheverell Sitwell" is named "Sacheverell Sitwell" elsewhere.
-_ORDINAL = re.compile(r"\d+(?:st|nd|rd|th)?")
 _HONORIFIC = re.compile(r"^(?:sir|dame|lord|lady|dr|mr|mrs|ms|saint|st|king|queen|prince|princess|president)\s+")
 
 
@@ -186,7 +185,7 @@ class RelevanceReader:
     def _links_by(self, name: str) -> bool:
         """Whether two units naming `name` make a chain: not when the question names it itself, nor when it is a
         nationality ("Portuguese") or an ordinal ("6th"), which many unrelated things share."""
-        return name not in self._asked_names and name not in DEMONYMS and not _ORDINAL.fullmatch(name)
+        return name not in self._asked_names and name not in DEMONYMS and not ORDINAL.fullmatch(name)
 
     def _writes_code(self, unit: EvidenceSentence) -> bool:
         """Whether a unit's source writes a code the question names, if it names any: a page's sentence need not
