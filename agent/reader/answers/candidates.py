@@ -40,7 +40,7 @@ from ..language.kinds import (
     prefers_unit,
     words_answered,
 )
-from ..language.spans import GENERIC_NAMES, STOP_WORDS, WORD, AnswerKind, Span, name_spans
+from ..language.spans import GENERIC_NAMES, STOP_WORDS, WORD, AnswerKind, Span, name_spans, question_names
 from ..language.words import BIRTH, DEATH, content_words, life_date, stem
 from .anchors import anchored, anchors
 from .links import Links
@@ -129,7 +129,7 @@ def question_terms(question: str) -> tuple[set[str], set[str]]:
     and the answer stands close to them.
     """
     entity: set[str] = set()
-    for span in name_spans(question[:1].lower() + question[1:]):
+    for span in question_names(question):
         entity |= {stem(w) for w in content_words(span.text)}
     words = {stem(w) for w in content_words(question)}
     return entity & words, words - entity

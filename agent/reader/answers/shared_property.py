@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from ..document.evidence import EvidenceSentence
 from ..document.text import normalise
 from ..language.countries import COUNTRY_OF, COUNTRY_WORDS, country_mentions
-from ..language.spans import GENERIC_NAMES, WORD, name_spans
+from ..language.spans import GENERIC_NAMES, WORD, name_spans, question_names
 from ..language.words import stem
 from .comparison import OptionChoice, is_own_source, name_key
 
@@ -49,7 +49,7 @@ def compared_noun(question: str) -> str | None:
 
 def named_things(question: str) -> list[str]:
     """The names the question mentions, whole ("Out of Place", not its parts "Out" and "Place"), in order."""
-    spans = name_spans(question[:1].lower() + question[1:])
+    spans = question_names(question)
     whole = [s for s in spans if not any(o is not s and o.start <= s.start and
                                          s.start + len(s.text) <= o.start + len(o.text) and o.text != s.text
                                          for o in spans)]

@@ -16,7 +16,7 @@ import re
 from typing import Literal
 
 from ..document.text import without_disambiguation
-from .spans import name_spans
+from .spans import name_spans, question_names
 from .words import content_words, stem
 
 QuestionKind = Literal["factoid", "open"]
@@ -229,7 +229,7 @@ def _own_page(asked: set[str], frame: frozenset[str], names: list[tuple[str, ...
 
 def _names_in_order(question: str) -> list[tuple[str, ...]]:
     """The names a question gives, each as its stems in order."""
-    return [tuple(stem(w) for w in content_words(s.text)) for s in name_spans(question[:1].lower() + question[1:])]
+    return [tuple(stem(w) for w in content_words(s.text)) for s in question_names(question)]
 
 
 def speaks_of(question: str, text: str, title: str = "") -> bool:
@@ -263,6 +263,6 @@ def asks_beyond_names(question: str, query: str) -> bool:
     """Whether a step's query searches something the question asks besides the names it gives: "Spoke & Sprocket
     Co-op" alone, under "List the chains the co-op stocks", finds the co-op's pages, and its volunteers' rota is about
     that query but not about chains. (A question comparing things searches each by its name: `question_parts`.)"""
-    names = {stem(w) for s in name_spans(question[:1].lower() + question[1:]) for w in content_words(s.text)}
+    names = {stem(w) for s in question_names(question) for w in content_words(s.text)}
     asked = {stem(w) for w in content_words(question)} - names
     return bool(({stem(w) for w in content_words(query)} - names) & asked)

@@ -158,6 +158,12 @@ def name_spans(sentence: str) -> list[Span]:
     return spans
 
 
+def question_names(question: str) -> list[Span]:
+    """The names a question gives: its name spans, read with its first word in lower case ("Who", "Which" open a
+    question; they name nothing)."""
+    return name_spans(question[:1].lower() + question[1:])
+
+
 def _adjacent(sentence: str, before: tuple[str, int, int], after: tuple[str, int, int]) -> bool:
     """No token was left out between two tokens (a stamp's are): a name does not run across a dropped one."""
     return _STAMP.search(sentence, before[2], after[1]) is None

@@ -32,7 +32,7 @@ from ..document.text import normalise, without_disambiguation
 from ..language.countries import DEMONYMS
 from ..language.kinds import words_answered
 from ..language.open_questions import framing_words, opening_stems
-from ..language.spans import name_spans
+from ..language.spans import name_spans, question_names
 from ..language.words import content_words, stem
 
 # The question's own words of no use for finding what it is about.
@@ -66,7 +66,7 @@ def unit_stems(sent: EvidenceSentence) -> set[str]:
 
 
 def question_words(question: str, units: Sequence[EvidenceSentence]) -> QuestionWords:
-    named = [frozenset(stem(w) for w in content_words(s.text)) for s in name_spans(question[:1].lower() + question[1:])]
+    named = [frozenset(stem(w) for w in content_words(s.text)) for s in question_names(question)]
     # an open question's "list", "pros", "uses": no quote needs to cover them (unless a name holds one: "the
     # Difference Engine")
     frame = framing_words(question) - set().union(*named)
@@ -141,7 +141,9 @@ class RelevanceReader:
         self.codes = identifying_codes(question)
         # A chain goes through something the question does not name: linking by a name it gives ("Kenny G" for "…
         # along with Kenny G and the performer of Saxophonic") makes no chain, only the unit's own reading counts.
-        self._asked_names = {normalise(s.text) for s in name_spans(question[:1].lower() + question[1:])}
+        self._asked_names = {normalise(s.text) for s in question_names(question)}
+        # The sources that write a code the question names: a page's sentence need not restate its subject's year
+        # ("It was designed by Luigi Segre" on the 1954 Plymouth Explorer's page).
         self._coded = {u.url for u in self.units if writes_code(self.codes, _context(u))} if self.codes else set()
         # A table row is about one thing, named in its cells; a row whose cells hold no word of the question (only its
         # column names and its page's title do) is about the question only through a chain to a unit that names
@@ -164,7 +166,8 @@ class RelevanceReader:
         unit = self.units[i] if i is not None else EvidenceSentence(text, 0, title, url=url)
         own = (self._stems[i] if i is not None else unit_stems(unit)) | answered
         anonymous = i in self._anonymous
-        coded = self._writes_code(unit)
+        # the source writes a code the question names, if it names any (a quote that is no unit: it, with its title)
+        coded = not self.codes or url in self._coded or (i is None and writes_code(self.codes, _context(unit)))
         best = Relevance(0.0, False, code_missed=not coded) if anonymous or not coded else coverage(self.words, own)
         if best.score >= 0.999:
             return best
@@ -175,7 +178,7 @@ class RelevanceReader:
             if not self._links_by(name):
                 continue
             for j in self._by_name.get(name, ()):
-                if self.units[j].url == url or not (coded or self._writes_code(self.units[j])):
+                if self.units[j].url == url or not (coded or self.units[j].url in self._coded):
                     continue
                 joint = coverage(self.words, own | self._stems[j])
                 if joint.score > best.score + 1e-9:
@@ -186,11 +189,6 @@ class RelevanceReader:
         """Whether two units naming `name` make a chain: not when the question names it itself, nor when it is a
         nationality ("Portuguese") or an ordinal ("6th"), which many unrelated things share."""
         return name not in self._asked_names and name not in DEMONYMS and not ORDINAL.fullmatch(name)
-
-    def _writes_code(self, unit: EvidenceSentence) -> bool:
-        """Whether a unit's source writes a code the question names, if it names any: a page's sentence need not
-        restate its subject's year ("It was designed by Luigi Segre" on the 1954 Plymouth Explorer's page)."""
-        return not self.codes or unit.url in self._coded or writes_code(self.codes, _context(unit))
 
     def of_answer(self, text: str, url: str, quote: str) -> Relevance:
         """A candidate's relevance: its quote's (with the words its kind answers: "at what pressure" is covered by
