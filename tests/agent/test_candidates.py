@@ -131,7 +131,7 @@ def test_names_keep_their_initials_titles_numbers_and_inner_articles():
     assert {"Kingdom of the Isles", "Battle of the Rosebud"} <= found
     assert "Volvo 850" in {s.text for s in spans_of("The Volvo 850 is a compact executive car.")}
     assert "Big 12 Conference" in {s.text for s in spans_of("The team plays in the Big 12 Conference.")}
-    assert not {s.text for s in spans_of("It rained on May 5 in 1990.")} & {"May 5", "May"}
+    assert not {s.text for s in spans_of("It rained on May 5 in 1990.") if s.kind == "name"} & {"May 5", "May"}
     debris = spans_of("""Sir Frank Lowy, {'1': ", '2': "} was born.""")
     assert not [s for s in debris if s.kind == "name" and "2" in s.text]
 

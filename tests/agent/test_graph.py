@@ -378,3 +378,22 @@ async def test_an_answer_from_a_source_writing_none_of_the_questions_codes_is_he
     coded = await run(ScriptedModel(script), toolbox, store, question="Who designed the Model 1851 Analytical Engine?")
     assert coded.answer == "not found" and coded.verified_citations == 0
     assert "its source writes none of the numbers or codes the question names" in coded.report
+
+
+async def test_a_not_found_the_writer_chose_is_not_reported_as_held_back_for_confidence(toolbox, store):
+    """The judgement offered "Charles Babbage" (confidence above the threshold), the writer answered "not found":
+    the report says the writer judged it so, not "confidence 0.40, needed 0.06" as if the threshold had stopped it."""
+    base = default_script(("Analytical Engine designed",))
+
+    def script(role, request):
+        if role == "writer":
+            options = request.json_schema["properties"]["answer"]["enum"]
+            assert "Charles Babbage" in options  # offered: the judgement passed it
+            return {"answer": "not found"}
+        return base(role, request)
+
+    result = await run(ScriptedModel(script), toolbox, store, question="Who designed the Analytical Engine?")
+    assert result.answer == "not found"
+    assert "Best guess held back: Charles Babbage" in result.report
+    assert "the writer judged that what was read does not answer the question" in result.report
+    assert "needed" not in result.report

@@ -4,9 +4,9 @@ several formats, and where something is when no name says it."""
 from __future__ import annotations
 
 import pytest
-from deepresearch.agent.reader import EvidenceSentence
+from deepresearch.agent.reader import EvidenceSentence, answer_options
 from deepresearch.agent.reader.answers.structure import labelled_spans
-from deepresearch.agent.reader.language.kinds import answer_kind, fits
+from deepresearch.agent.reader.language.kinds import answer_kind, fits, kind_bonus
 from deepresearch.agent.reader.language.spans import Span, code_spans, place_spans, quantity_spans, spans_of
 
 
@@ -19,6 +19,8 @@ from deepresearch.agent.reader.language.spans import Span, code_spans, place_spa
     ("Always fit a new CL555R quick link.", "CL555R"),
     ("Out of hours ring Jo on 07700 900 123.", "07700 900 123"),
     ("Harbour office: +353 87 765 4321 (VHF 16 first)", "+353 87 765 4321"),
+    ("Please quote booking reference TSC/24/0613 when you ring.", "TSC/24/0613"),
+    ("Our booking is HOL/B/24-118, confirmed.", "HOL/B/24-118"),
 ])
 def test_codes(sentence: str, code: str):
     assert code in [s.text for s in code_spans(sentence)]
@@ -27,6 +29,8 @@ def test_codes(sentence: str, code: str):
 def test_plain_numbers_and_words_are_not_codes():
     assert code_spans("In 1989, the 250 people of Wi-Fi town won 3rd place twice.") == []
     assert code_spans("Seasons 2019 2020 2021 were cancelled; 12 000 came in 2022.") == []
+    # slashes join a code's parts only where letters and digits both stand among them
+    assert code_spans("Open 24/7 at 30 km/h and/or on 13/02/2024.") == []
 
 
 @pytest.mark.parametrize(("question", "kind"), [
@@ -45,6 +49,8 @@ def test_plain_numbers_and_words_are_not_codes():
     ("What's the sail number of the club's Laser?", "code"),
     ("The plumber wants the water meter's account number. What is it?", "code"),
     ("What is the customer reference on the gas bill?", "code"),
+    ("What's Tarnside's price for the coach?", "number"),
+    ("What's the price of the coach?", "number"),
 ])
 def test_answer_kinds(question: str, kind: str):
     assert answer_kind(question) == kind
@@ -53,6 +59,8 @@ def test_answer_kinds(question: str, kind: str):
 def test_times_and_digit_identifiers():
     assert [s.text for s in spans_of("Warning signal 18:45, bar shuts 11 p.m., cold by 9 o'clock.")
             if s.kind == "time"] == ["18:45", "11 p.m.", "9 o'clock"]
+    assert [s.text for s in spans_of("Bakers in by 3.30am, doors at 7.15 pm; 3.30 litres.") if s.kind == "time"] == \
+        ["3.30am", "7.15 pm"]
     read = [s.text for s, _ in labelled_spans(EvidenceSentence("Hall at 11°C by 9 o'clock.", 0))]
     assert "11°C" in read and "9 o" not in read and "9" not in read
     assert fits(Span("7398210604", "number", 0), "code") and fits(Span("45127", "number", 0), "code")
@@ -74,9 +82,26 @@ def test_quantities(quantity: str):
     ("New dates: 1–3 November 2024 (Friday to Sunday).", "1–3 November 2024"),
     ("01/06/24 OT Tool shed door forced sometime overnight.", "01/06/24"),  # a diary's own short form
     ("Released 30.08.2024 as v1.2.3.", "30.08.2024"),
+    ("The Year 6 leavers' disco is on Friday 19 July in the hall.", "Friday 19 July"),  # a letter home's date
+    ("Tue 13/02: deck 3 not heating up properly.", "Tue 13/02"),
+    ("It rained on 30 Aug.", "30 Aug"),
 ])
 def test_dates(sentence: str, date: str):
     assert date in [s.text for s in spans_of(sentence) if s.kind == "date"]
+
+
+def test_a_day_without_its_year_answers_only_where_no_fuller_date_does():
+    assert [s.text for s in spans_of("Born 16 April 1689 in Kent.") if s.kind == "date"] == \
+        ["16 April 1689", "April 1689", "1689"]  # not "16 April" inside it
+    q = "When is the Year 6 leavers' disco?"
+    bare = EvidenceSentence("The Year 6 leavers' disco is on Friday 19 July.", 0)
+    full = EvidenceSentence("The Year 6 leavers' disco is on 19 July 2024 in the hall.", 1)
+    assert answer_options(q, [bare], pool=5).candidates[0].text == "Friday 19 July"
+    both = answer_options(q, [bare, full], pool=5).candidates
+    assert both[0].text == "19 July 2024"
+    # by its kind a bare day ranks below other dates as far as a full date ranks above them
+    bonus = {t: kind_bonus(Span(t, "date", 0), "date") for t in ("19 July 2024", "01/06/24", "Friday 19 July")}
+    assert bonus["19 July 2024"] > bonus["01/06/24"] == 0 > bonus["Friday 19 July"] == -bonus["19 July 2024"]
 
 
 def test_a_fraction_or_version_is_no_short_date():

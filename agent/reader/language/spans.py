@@ -35,13 +35,21 @@ _DAY_MONTH = re.compile(rf"\b{_DAY}\s+(?:{_MONTHS})(?![\w])|\b(?:{_MONTHS})\s+{_
 # part of the name that follows it ("Mon 14 Oct Calder Heating started").
 _WEEKDAY = r"(?:Mon|Tue|Tues|Wed|Thu|Thur|Thurs|Fri|Sat|Sun)(?:day|sday|nesday|rsday|urday)?\.?"
 _STAMP = re.compile(rf"(?:\b{_WEEKDAY},?\s+)?(?:{_DAY_MONTH.pattern})")
-# A time of day: "13:10", "7:00 pm", "22:52", "3 a.m.", "9 o'clock".
+# A date without its year as a letter home or a rota writes it ("Friday 19 July", "Tue 13/02", "on 30 Aug"): an
+# answer of its own where nothing fuller is written (a date inside a fuller one is not taken apart: _date_spans).
+_YEARLESS = re.compile(rf"{_STAMP.pattern}|\b{_WEEKDAY},?\s+\d{{1,2}}/\d{{1,2}}\b(?!/)")
+# A time of day: "13:10", "7:00 pm", "22:52", "3 a.m.", "3.30am", "9 o'clock".
 _CLOCK = re.compile(r"(?<![\d:.])\d{1,2}(?::\d{2}(?::\d{2})?(?:\s?[ap]\.?m\b\.?)?(?![\d:])|\s?[ap]\.?m\b\.?"
+                    r"|\.\d{2}\s?[ap]\.?m\b\.?"  # "3.30am", as British notes write it
                     r"|\s?o['’]clock\b)",
                     re.IGNORECASE)
-# Identifiers, codes and part numbers: letters and digits mixed ("GZ7731184K", "D4MC-5020", "CL555R", "v2.3.1"),
+# Identifiers, codes and part numbers: letters and digits mixed ("GZ7731184K", "D4MC-5020", "CL555R", "v2.3.1",
+# "TSC/24/0613"),
 # hex ("0x5A"), MAC and IP addresses. A name span may hold one ("KMC CL555R"); this is the code alone.
-_CODE = re.compile(r"(?<![\w:.\-])(?:"
+_CODE = re.compile(r"(?<![\w:.\-/])(?:"
+                   # parts joined by slashes, letters and digits among them: "TSC/24/0613", "HOL/B/24-118"
+                   r"(?=[\w/\-]*\d)(?=[\w/\-]*[A-Za-z])[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*(?:/[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*)+"
+                   r"|"
                    r"(?:[0-9A-Fa-f]{2}[:-]){5}[0-9A-Fa-f]{2}"  # 24:6F:28:A1:3C:7E
                    r"|\d{1,3}(?:\.\d{1,3}){3}"  # 192.168.50.21
                    r"|0x[0-9A-Fa-f]+"  # 0x5A
@@ -234,6 +242,8 @@ def _date_spans(sentence: str) -> list[Span]:
         for m in pattern.finditer(sentence):
             spans.append(Span(m.group(), "date", m.start()))
             taken.append((m.start(), m.end()))
+    spans += [Span(m.group().rstrip(".,"), "date", m.start()) for m in _YEARLESS.finditer(sentence)
+              if not any(a < m.end() and m.start() < b for a, b in taken)]
     return spans
 
 
