@@ -176,6 +176,8 @@ YEARLESS = 0.5
 
 def kind_bonus(span: Span, kind: AnswerKind, asks_year: bool = False, measure: bool = False,
                unit: bool = False) -> float:
+    if span.kind == "category":  # asked "what type of …", a class phrase over the names beside it
+        return 0.5
     if asks_year:  # "in what year" is answered "1689", not "16 April 1689"
         return 0.5 if re.fullmatch(r"\d{4}", span.text) else 0.0
     if kind == "date":  # "when" is answered with the fullest date the sentence gives: "16 April 1689", "2024-04-02"

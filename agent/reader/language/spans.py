@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-AnswerKind = Literal["date", "time", "number", "name", "code", "place"]
+AnswerKind = Literal["date", "time", "number", "name", "code", "place", "category"]
 
 _MONTHS = ("January|February|March|April|May|June|July|August|September|October|November|December|"
            "Jan\\.?|Feb\\.?|Mar\\.?|Apr\\.?|Jun\\.?|Jul\\.?|Aug\\.?|Sep\\.?|Sept\\.?|Oct\\.?|Nov\\.?|Dec\\.?")
