@@ -86,11 +86,9 @@ def render_not_found(state: ResearchState, reader: RelevanceReader, judged: Answ
     if queries:
         lines.append("Searched: " + "; ".join(f"“{q}”" for q in queries[:6]) + ".")
     if judged.candidate:
-        why = f"its sentence is not about the question: it covers {judged.relevance:.2f} of it, needed {ABOUT:.2f}" \
-            if not judged.about and not judged.code_missed else \
-            "its source writes none of the numbers or codes the question names" if not judged.about else \
-            f"confidence {judged.confidence:.2f}, needed {judged.threshold:.2f}" if judged.abstained else \
-            f"confidence {judged.confidence:.2f}, but the writer judged that what was read does not answer the question"
+        why = f"confidence {judged.confidence:.2f}, needed {judged.threshold:.2f}" if judged.about else \
+            "its source writes none of the numbers or codes the question names" if judged.code_missed else \
+            f"its sentence is not about the question: it covers {judged.relevance:.2f} of it, needed {ABOUT:.2f}"
         lines.append(f"Best guess held back: {judged.candidate} ({why}).")
     closest = reader.closest(CLOSEST_SOURCES)
     if closest:

@@ -35,9 +35,11 @@ def test_answer_choices(question, choices):
     assert answer_choices(question) == choices
 
 
-def test_writer_schema_enumerates_the_choices_plus_not_found():
+def test_writer_schema_enumerates_the_choices_or_only_not_found():
     schema = writer_schema(2, choices=["yes", "no"])
-    assert schema["properties"]["answer"] == {"type": "string", "enum": ["yes", "no", "not found"]}
+    assert schema["properties"]["answer"] == {"type": "string", "enum": ["yes", "no"]}
+    # Offered answers passed the judgement: abstaining is its decision, not the writer's.
+    assert writer_schema(2, choices=["1689", "1640"])["properties"]["answer"]["enum"] == ["1689", "1640"]
     # With no candidate at all, "not found" is the only answer the grammar allows: nothing is written freely.
     assert writer_schema(2, choices=[])["properties"]["answer"]["enum"] == ["not found"]
 
@@ -54,7 +56,7 @@ async def test_a_yes_no_question_reaches_the_writer_with_its_choices(toolbox, st
     runtime = ResearchRuntime(model, toolbox, store, agent_settings())
     result = await research("Did Ada Lovelace ever visit Paris?", runtime)
     writer = [request for role, request in model.requests if role == "writer"][-1]
-    assert writer.json_schema["properties"]["answer"]["enum"] == ["yes", "no", "not found"]
+    assert writer.json_schema["properties"]["answer"]["enum"] == ["yes", "no"]
     assert "Candidates:\n- yes\n- no\n" in user_text(writer)
     assert result.answer == "yes"
 

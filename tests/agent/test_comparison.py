@@ -140,7 +140,7 @@ async def test_an_a_or_b_question_searches_both_options_and_answers_with_the_dec
     assert searches.count("Soil") == 1 and searches.count("Drowning Pool") == 1
     assert model.calls("coordinator") == 0
     writer = [request for role, request in model.requests if role == "writer"][-1]
-    assert writer.json_schema["properties"]["answer"]["enum"] == ["Drowning Pool", "not found"]
+    assert writer.json_schema["properties"]["answer"]["enum"] == ["Drowning Pool"]
     assert result.answer == "Drowning Pool"
     answer_cite = result.citations[0]
     assert "1996" in answer_cite["quote"] and answer_cite["verified"]

@@ -83,7 +83,7 @@ async def test_a_same_country_question_is_answered_with_the_decision_and_cites_i
     result = await research(question, ResearchRuntime(model, toolbox, store, agent_settings(max_rounds=2)))
     writer = [request for role, request in model.requests if role == "writer"][-1]
     # Without the decision the writer's choice would be yes or no, and the scripted writer takes the first.
-    assert writer.json_schema["properties"]["answer"]["enum"] == ["no", "not found"]
+    assert writer.json_schema["properties"]["answer"]["enum"] == ["no"]
     assert result.answer == "no"
     # A bare "no" is not a claim a quote can support, so the answer carries no citation; the points cite
     # both sources, and the trace keeps the sentence that decided.
