@@ -123,8 +123,8 @@ def bridge_schema(names: list[str]) -> dict[str, Any]:
 def writer_schema(n_findings: int, choices: list[str], max_points: int = 2) -> dict[str, Any]:
     """`choices`: the answers the run allows (the reader's answer options, agent/reader), or none: then "not found"
     is the only one. Whether to abstain is the judgement's (judgement.py: a confidence calibrated on train
-    questions), not the writer's: the 135M writer said "not found" over offered answers 5 times in 12 evals of
-    session 69-70, 3 of them over a right one at confidence 0.15-0.70.
+    questions), not the writer's: in the evals of sessions 69-70 the 135M writer said "not found" over an offered
+    answer five times, three of them a right one at confidence 0.15-0.70 (dev/results/trust-threshold-kinds/).
     The key points are findings chosen by number, not written: the 135M model's own words named what
     their quotes did not, and decoding them was most of the writer's time."""
     props: dict[str, Any] = {"answer": {"type": "string", "enum": list(dict.fromkeys(choices)) or [NOT_FOUND]}}
