@@ -177,8 +177,7 @@ def rank_candidates(question: str, sentences: Iterable[EvidenceSentence], k: int
     stale: set[str] = set()  # candidates some unit calls replaced
     nationality = kind == "name" and asks_nationality(question)
     lists = asks_several(question)
-    # "what type of films": a class phrase answers ("documentary film"), which no name span is
-    classes = kind == "name" and asks_category(question) is not None
+    classes = kind == "name" and asks_category(question) is not None  # "documentary film" is no name span
     # asked what two things both are, a class that sources of two things give is the one they share
     shared = _shared_classes(sentences) if classes and asks_shared(question) else set()
     ordinary = common_words(sentences)
@@ -187,11 +186,11 @@ def rank_candidates(question: str, sentences: Iterable[EvidenceSentence], k: int
     links = Links(sentences, q_stems, ordinary) if w.get("link") else None
     for index, sent in enumerate(sentences):
         # a cell's unit or currency may be in its column's name
+        # a kind asked ("what type of films"): the class phrases answer, not the names beside them
         spans = [(s, "") for s in demonym_spans(sent.text)] if nationality else \
+            [(s, "") for s in category_spans(sent.text)] if classes else \
             [(s, label) for s, label in labelled_spans(sent, lists)
              if fits(s, kind, asks == "place", measure and not label, money and not money_label(label))]
-        if classes:  # a kind is asked: the class phrases answer, not the names beside them
-            spans = [(s, "") for s in category_spans(sent.text)]
         if not spans:
             continue
         if kind == "date" and not asks_year:  # "2024" of "June 1, 2024" is no date of its own unless a year is asked

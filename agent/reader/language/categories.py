@@ -89,11 +89,11 @@ def _phrase(tokens: list[tuple[str, int]], i: int) -> tuple[list[tuple[str, int]
         word = tokens[i][0]
         if not word[:1].isalnum() or word.lower() in _ENDS:
             break
-        nxt = tokens[i + 1][0].lower() if i + 1 < len(tokens) else ""
+        nxt = tokens[i + 1][0] if i + 1 < len(tokens) else ""
         # a participle that takes an object or an agent ends the class ("a film directed by", "a documentary
         # starring Maija DiGiorgio"); one before a noun is part of it ("an animated film")
-        after = tokens[i + 1][0] if i + 1 < len(tokens) else ""
-        if words and _PARTICIPLE.fullmatch(word) and (not nxt[:1].isalnum() or nxt in _ENDS or after[:1].isupper()):
+        if words and _PARTICIPLE.fullmatch(word) and (not nxt[:1].isalnum() or nxt.lower() in _ENDS
+                                                      or nxt[:1].isupper()):
             break
         words.append(tokens[i])
         i += 1

@@ -170,7 +170,8 @@ def fits(span: Span, kind: AnswerKind, place: bool = False, measure: bool = Fals
 
 # A day without its year ranks this far below other dates, as far as a full date ranks above them: it answers where
 # nothing fuller is written ("Friday 19 July" in a letter home), not beside "1–3 November 2024" (at 0 one pool train
-# question's year lost to a bare day; at 0.5 none, and userdocs-c and -e gain 4 between them: dev/LOG.md).
+# question's year lost to a bare day and userdocs lost "1–3 November 2024"; at 0.5 no pool train answer changed:
+# dev/results/trust-threshold-kinds/).
 YEARLESS = 0.5
 
 
