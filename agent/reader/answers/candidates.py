@@ -177,9 +177,10 @@ def rank_candidates(question: str, sentences: Iterable[EvidenceSentence], k: int
     stale: set[str] = set()  # candidates some unit calls replaced
     nationality = kind == "name" and asks_nationality(question)
     lists = asks_several(question)
-    classes = kind == "name" and asks_category(question) is not None  # "documentary film" is no name span
+    # "documentary film" is no name span: a kind asked, each unit's class phrases, read once
+    classes = [category_spans(s.text) for s in sentences] if kind == "name" and asks_category(question) else None
     # asked what two things both are, a class that sources of two things give is the one they share
-    shared = _shared_classes(sentences) if classes and asks_shared(question) else set()
+    shared = _shared_classes(sentences, classes) if classes is not None and asks_shared(question) else set()
     ordinary = common_words(sentences)
     common = ordinary if kind == "name" else frozenset()
     capitals = inner_capitals(sentences) if kind == "name" else frozenset()
@@ -188,7 +189,7 @@ def rank_candidates(question: str, sentences: Iterable[EvidenceSentence], k: int
         # a cell's unit or currency may be in its column's name
         # a kind asked ("what type of films"): the class phrases answer, not the names beside them
         spans = [(s, "") for s in demonym_spans(sent.text)] if nationality else \
-            [(s, "") for s in category_spans(sent.text)] if classes else \
+            [(s, "") for s in classes[index]] if classes is not None else \
             [(s, label) for s, label in labelled_spans(sent, lists)
              if fits(s, kind, asks == "place", measure and not label, money and not money_label(label))]
         if not spans:
@@ -323,12 +324,12 @@ def source_categories(sentences: Iterable[EvidenceSentence]) -> dict[str, set[st
     return out
 
 
-def _shared_classes(sentences: list[EvidenceSentence]) -> set[str]:
-    """The class phrases that units of two or more sources give ("musician" on Chris Jericho's page and on Gary
-    Barlow's)."""
+def _shared_classes(sentences: list[EvidenceSentence], classes: list[list[Span]]) -> set[str]:
+    """The class phrases (`classes`, a unit's each) that units of two or more sources give ("musician" on Chris
+    Jericho's page and on Gary Barlow's)."""
     sources: dict[str, set[str]] = {}
-    for sent in sentences:
-        for span in category_spans(sent.text):
+    for sent, spans in zip(sentences, classes, strict=True):
+        for span in spans:
             sources.setdefault(_norm(span.text), set()).add(sent.url)
     return {key for key, urls in sources.items() if len(urls) > 1}
 
