@@ -87,15 +87,15 @@ def interleaved(book: FactBook, doc_ids: list[str]) -> Iterator[Fact]:
 def one_hop(book: FactBook) -> Iterator[Candidate]:
     for f in interleaved(book, book.scan):
         yield Candidate(kind="one_hop", question=tidy(f.question), answer=f.answer, answer_kind=f.kind,
-                        gold_doc_ids=[f.doc_id], sources=[f.unit], template=f.template,
+                        gold_doc_ids=[f.doc_id], sources=[f.unit], template=f.template, frame=f.frame,
                         must_find=[(tidy(f.question), f.doc_id)])
 
 
 def unanswerable(book: FactBook, held_out: list[str]) -> Iterator[Candidate]:
     for f in interleaved(book, held_out):
         yield Candidate(kind="unanswerable", question=tidy(f.question), answer=NOT_FOUND, answer_kind=f.kind,
-                        sources=[f.unit], template=f.template, must_find=[(tidy(f.question), f.doc_id)],
-                        held_out_answer=f.answer)
+                        sources=[f.unit], template=f.template, frame=f.frame,
+                        must_find=[(tidy(f.question), f.doc_id)], held_out_answer=f.answer)
 
 
 def two_hop(book: FactBook) -> Iterator[Candidate]:
@@ -121,7 +121,7 @@ def two_hop(book: FactBook) -> Iterator[Candidate]:
                 question = tidy(fact.asking(description.text))
                 yield Candidate(kind="two_hop", question=question, answer=fact.answer, answer_kind=fact.kind,
                                 gold_doc_ids=[doc.id, fact.doc_id], sources=[unit.text, fact.unit],
-                                template=f"{unit.kind}>{fact.template}",
+                                template=f"{unit.kind}>{fact.template}", frame=fact.frame,
                                 must_find=[(question, doc.id), (entity, fact.doc_id)])
 
 
@@ -164,5 +164,5 @@ def _comparison(a: Fact, va: float, b: Fact, vb: float, rng: random.Random) -> C
     question = tidy(frame.format(a=a.subject, b=b.subject))
     return Candidate(kind="comparison", question=question, answer=winner.subject, answer_kind="choice",
                      gold_doc_ids=list(dict.fromkeys([a.doc_id, b.doc_id])), sources=[a.unit, b.unit],
-                     template=a.template, must_find=[(a.subject, a.doc_id), (b.subject, b.doc_id)],
+                     template=a.template, frame=frame, must_find=[(a.subject, a.doc_id), (b.subject, b.doc_id)],
                      options=[a.subject, b.subject])

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import random
 import time
 from collections.abc import Callable, Iterator
@@ -40,6 +41,7 @@ class SynthQuestion(BaseModel):
     split: str = "train"
     type: str  # the kind: one_hop, two_hop, comparison, unanswerable
     template: str = ""
+    frame: str = ""
     held_out_answer: str = ""
     sources: list[str] = Field(default_factory=list)
 
@@ -157,7 +159,8 @@ def synthesize(corpus: SynthCorpus, settings: SynthSettings) -> SynthSet:
     def served_search(query: str, k: int) -> list[str]:
         return search_without(query, k, set(held))
 
-    keep = QuestionFilter(corpus.search, settings.search_k, settings.max_overlap, served_search, text_of)
+    per_frame = max(1, math.ceil(settings.frame_share * settings.questions)) if settings.frame_share < 1 else None
+    keep = QuestionFilter(corpus.search, settings.search_k, settings.max_overlap, served_search, text_of, per_frame)
     made: dict[str, list[Candidate]] = {}
     made["two_hop"] = _take(two_hop(book), keep, quota["two_hop"])
     made["comparison"] = _take(comparisons(book), keep, quota["comparison"])
@@ -175,7 +178,7 @@ def synthesize(corpus: SynthCorpus, settings: SynthSettings) -> SynthSet:
         for i, c in enumerate(items):
             questions.append(SynthQuestion(
                 id=question_id(c), question=c.question, answer=c.answer, gold_doc_ids=c.gold_doc_ids,
-                split="dev" if i < dev else "train", type=c.kind, template=c.template,
+                split="dev" if i < dev else "train", type=c.kind, template=c.template, frame=c.frame,
                 held_out_answer=c.held_out_answer, sources=c.sources))
     return SynthSet(questions=questions, held_out=held, stats=stats, corpus=corpus.fingerprint(),
                     documents=len(corpus), seconds=time.perf_counter() - start)
