@@ -367,16 +367,20 @@ TRAIN_EXAMPLES = """Examples:
   deepresearch train questions --index mydocs      (what would be synthesized, without training)
   deepresearch train --questions qa.jsonl --corpus corpus.jsonl --train-roles planner
   deepresearch train choices --out /tmp/choices --bridges   (the answer and bridge choice alone, on QA questions)
+  deepresearch train starter --index mydocs --out /tmp/starter   (that choice 3 times on synthesized questions,
+                                                                 averaged: a starter adapter)
   deepresearch adapters list | adapters rollback
 Training needs token ids and logprobs: the embedded model or a vLLM server (deepresearch serve-model)."""
 
 
 def register(app: typer.Typer) -> None:
     from .train_choices import CHOICES_EXAMPLES, choices
+    from .train_starter import STARTER_EXAMPLES, starter
     from .train_synth import QUESTIONS_EXAMPLES, questions
 
     train_app = typer.Typer(invoke_without_command=True)
     train_app.callback(epilog=TRAIN_EXAMPLES)(train)
     train_app.command("choices", epilog=CHOICES_EXAMPLES)(choices)
     train_app.command("questions", epilog=QUESTIONS_EXAMPLES)(questions)
+    train_app.command("starter", epilog=STARTER_EXAMPLES)(starter)
     app.add_typer(train_app, name="train")

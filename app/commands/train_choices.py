@@ -31,7 +31,7 @@ MEASURE_EXAMPLES = """Examples:
 Use the --held-out, --limit and --seed the adapters were trained with, so none of the measured questions trained."""
 
 
-def _model_dir() -> Path:
+def embedded_weights() -> Path:
     """The embedded model's safetensors (converted from its GGUF on first use)."""
     from deepresearch.agent.model.embedded.loaders.packaged_model import embedded_model_dir
 
@@ -86,7 +86,7 @@ def choices(
                     epochs=epochs, lr=lr, batch=batch, seed=seed, train_seed=train_seed, sources=sources or None)
     command = shlex.join(["deepresearch", *sys.argv[1:]])
     try:
-        train_choice_adapter(run, _model_dir, say, command)
+        train_choice_adapter(run, embedded_weights, say, command)
     except ChoiceDataError as exc:
         raise fail(str(exc)) from None
 
@@ -115,4 +115,4 @@ def measure(
             raise fail(f"{path}: not an adapter folder (no adapter_config.json)")
     spec = ChoiceQuestions(questions=questions, corpus=corpus, limit=limit, held_out=held_out, seed=seed,
                            candidates=get_settings().agent.answer_pool)
-    measure_adapters(adapters, spec, bridges, _model_dir, say)
+    measure_adapters(adapters, spec, bridges, embedded_weights, say)
