@@ -179,8 +179,8 @@ class SynthSettings(BaseModel):
     held_out_share: float = Field(0.05, ge=0.0, lt=0.5, description="share of documents left out of the served "
                                   "corpus (at least one, at most what the unanswerable questions need): the "
                                   "sources of the unanswerable questions")
-    frame_share: float = Field(0.04, ge=0.0, le=1.0, description="most of `questions` one question frame (a kind's "
-                               "question with its subject left open) may take, at least one question; 1 = no cap")
+    opening_share: float = Field(0.04, ge=0.0, le=1.0, description="most of `questions` a kind may ask with one "
+                                 "opening (the words before the subject: 'When was'), at least one; 1 = no cap")
     search_k: int = Field(5, ge=1, le=50, description="the search must find a question's source in its top k")
     max_overlap: float = Field(0.5, ge=0.0, le=1.0, description="most of a question's word 4-grams that may stand "
                                "in its source unit")

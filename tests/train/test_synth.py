@@ -12,7 +12,7 @@ from deepresearch.evals.scoring.metrics import answer_in_text
 from deepresearch.train.config import RewardSettings, SynthSettings
 from deepresearch.train.synth.candidates import facts_of
 from deepresearch.train.synth.corpus import SynthCorpus, SynthDoc
-from deepresearch.train.synth.filters import Candidate, QuestionFilter, overlap
+from deepresearch.train.synth.filters import Candidate, QuestionFilter, opening, overlap
 from deepresearch.train.synth.prose import lemma
 from deepresearch.train.synth.synthesize import SynthSet, synthesize, synthesized
 
@@ -140,25 +140,31 @@ def test_each_filter_drops_and_counts(corpus):
     ])
     assert [c.question for c in kept] == ["Who designed the Dorset Garden Theatre?"]
     assert keep.stats.dropped["one_hop"] == {"answer_in_question": 1, "copies_source": 1, "wrong_kind": 1,
-                                             "duplicate": 1, "common_frame": 0, "not_retrievable": 1,
+                                             "duplicate": 1, "common_opening": 0, "not_retrievable": 1,
                                              "still_answerable": 0}
     assert "| one_hop | 6 | 1 | 1 | 1 | 1 | 0 | 1 | 0 | 1 | 0 |" in keep.stats.table()
 
 
-def test_the_synthesized_set_keeps_no_frame_above_its_share(corpus, made):
+def test_the_synthesized_set_keeps_no_opening_above_its_share(corpus, made):
     from collections import Counter
 
     assert all(q.frame for q in made.questions)
-    uncapped = synthesize(corpus, SETTINGS.model_copy(update={"frame_share": 1.0}))
-    frames = Counter((q.type, q.frame) for q in uncapped.questions)
-    counts = Counter((q.type, q.frame) for q in made.questions)  # 0.04 of 24: one question a frame
-    assert max(counts.values()) == 1 < max(frames.values()), frames
-    assert made.stats.dropped["one_hop"]["common_frame"] > 0
-    assert not uncapped.stats.dropped.get("one_hop", {}).get("common_frame")
+    uncapped = synthesize(corpus, SETTINGS.model_copy(update={"opening_share": 1.0}))
+    before = Counter((q.type, opening(q.frame)) for q in uncapped.questions)
+    after = Counter((q.type, opening(q.frame)) for q in made.questions)  # 0.04 of 24: one question an opening
+    assert max(after.values()) == 1 < max(before.values()), before
+    assert made.stats.dropped["one_hop"]["common_opening"] > 0
+    assert not uncapped.stats.dropped.get("one_hop", {}).get("common_opening")
 
 
-def test_a_frame_keeps_at_most_its_cap_per_kind(corpus):
-    keep = QuestionFilter(corpus.search, 3, 0.5, max_per_frame=1)
+def test_an_opening_is_the_frame_before_its_subject():
+    assert opening("When was {s} born?") == opening("When was {s} released?") == "When was"
+    assert opening("Who was born first, {a} or {b}?") == "Who was born first,"
+    assert opening("{s} is made of what?") == "{s} is made of what?"
+
+
+def test_an_opening_keeps_at_most_its_cap_per_kind(corpus):
+    keep = QuestionFilter(corpus.search, 3, 0.5, max_per_opening=1)
     theatre = next(d.id for d in corpus if d.id.endswith("Dorset Garden Theatre.md"))
 
     def one(question: str, frame: str, kind: str = "one_hop") -> Candidate:
@@ -166,11 +172,11 @@ def test_a_frame_keeps_at_most_its_cap_per_kind(corpus):
                          gold_doc_ids=[theatre], sources=["It was designed by Christopher Wren."],
                          must_find=[(question, theatre)], frame=frame)
 
-    kept = keep.keep([one("Who designed the Dorset Garden Theatre?", "Who designed SUBJECT?"),
-                      one("Who designed the Duke's Theatre in Dorset Garden?", "Who designed SUBJECT?"),
-                      one("Who was the architect of the Dorset Garden Theatre?", "Who was the architect of SUBJECT?")])
-    assert [c.frame for c in kept] == ["Who designed SUBJECT?", "Who was the architect of SUBJECT?"]
-    assert keep.stats.dropped["one_hop"]["common_frame"] == 1
+    kept = keep.keep([one("Who designed the Dorset Garden Theatre?", "Who designed {s}?"),
+                      one("Who designed the Duke's Theatre in Dorset Garden?", "Who designed {s} in London?"),
+                      one("Who was the architect of the Dorset Garden Theatre?", "Who was the architect of {s}?")])
+    assert [c.frame for c in kept] == ["Who designed {s}?", "Who was the architect of {s}?"]
+    assert keep.stats.dropped["one_hop"]["common_opening"] == 1
 
 
 def test_an_honest_not_found_is_right_on_an_unanswerable_question_and_a_guess_is_wrong(made):

@@ -16,7 +16,7 @@ def test_train_questions_shows_the_filters_statistics_and_samples(cli, tmp_path)
     folder = write_docs(tmp_path / "docs")
     result = cli("train", "questions", "--corpus", folder, "--total", "24", "--samples", "2", "--out", tmp_path / "o")
     assert result.exit_code == 0, result.output
-    assert ("| kind | made | answer_in_question | copies_source | wrong_kind | duplicate | common_frame | "
+    assert ("| kind | made | answer_in_question | copies_source | wrong_kind | duplicate | common_opening | "
             "not_retrievable |") in result.stdout
     for kind in ("one_hop", "two_hop", "comparison", "unanswerable"):
         assert f"\n{kind} (" in result.stdout

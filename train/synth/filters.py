@@ -6,9 +6,10 @@
     wrong_kind          the reader does not take the question to ask for the answer's kind (a date, a number, a
                         code, a name; agent/reader/kinds.py), or a comparison's two options are not read as such
     duplicate           the same question (normalised) was kept already
-    common_frame        its kind already has `max_per_frame` questions of its frame (the question with the subject
-                        left open, e.g. "When was SUBJECT born?"): a corpus of biographies would otherwise make
-                        most questions birth dates, and what is trained on them is a date reader
+    common_opening      its kind already has `max_per_opening` questions of its opening (the frame's words before
+                        the subject: "When was" for "When was {s} born?" and "When was {s} released?"): a corpus of
+                        biographies and films would otherwise make most questions dates, and what is trained on
+                        them is a date reader (a cap per whole frame left them half dates: session 72)
     not_retrievable     the local search does not find the source in its top k: for a one-hop question, the source
                         for the question; for a two-hop one, the first document for the question and the second
                         for the bridge entity (what the agent's follow-up hop searches); for a comparison, each
@@ -28,7 +29,7 @@ from pydantic import BaseModel, Field
 
 from .facts import kind_fits
 
-CHECKS = ("answer_in_question", "copies_source", "wrong_kind", "duplicate", "common_frame", "not_retrievable",
+CHECKS = ("answer_in_question", "copies_source", "wrong_kind", "duplicate", "common_opening", "not_retrievable",
           "still_answerable")
 KINDS = ("one_hop", "two_hop", "comparison", "unanswerable")
 
@@ -43,7 +44,7 @@ class Candidate(BaseModel):
     gold_doc_ids: list[str] = Field(default_factory=list)
     sources: list[str] = Field(default_factory=list)  # the units it was made from, verbatim
     template: str = ""
-    frame: str = ""  # the question with its subject(s) left open: how many a kind keeps of one frame is capped
+    frame: str = ""  # the question with its subject(s) left open ("When was {s} born?")
     # What the search must find: (query, doc id) pairs, each doc in the query's top k.
     must_find: list[tuple[str, str]] = Field(default_factory=list)
     held_out_answer: str = ""  # unanswerable: the answer the held-out source gives
@@ -107,14 +108,14 @@ class QuestionFilter:
 
     def __init__(self, search: Callable[[str, int], list[str]], k: int, max_overlap: float,
                  served_search: Callable[[str, int], list[str]] | None = None,
-                 text_of: Callable[[str], str] | None = None, max_per_frame: int | None = None):
+                 text_of: Callable[[str], str] | None = None, max_per_opening: int | None = None):
         self.search, self.k, self.max_overlap = search, k, max_overlap
-        self.max_per_frame = max_per_frame
+        self.max_per_opening = max_per_opening
         self.served_search, self.text_of = served_search or search, text_of or (lambda _id: "")
         self.stats = FilterStats()
         self._seen: set[str] = set()
         self._cache: dict[str, list[str]] = {}
-        self._frames: dict[tuple[str, str], int] = {}
+        self._openings: dict[tuple[str, str], int] = {}
 
     def _top(self, query: str) -> list[str]:
         if query not in self._cache:
@@ -133,9 +134,9 @@ class QuestionFilter:
         key = normalise(c.question)
         if key in self._seen:
             return "duplicate"
-        if self.max_per_frame is not None and c.frame and \
-                self._frames.get((c.kind, c.frame), 0) >= self.max_per_frame:
-            return "common_frame"
+        if self.max_per_opening is not None and c.frame and \
+                self._openings.get((c.kind, opening(c.frame)), 0) >= self.max_per_opening:
+            return "common_opening"
         if not self._retrievable(c):
             return "not_retrievable"
         if c.kind == "unanswerable" and any(answer_in_text([self.text_of(d)], [answer])
@@ -158,10 +159,18 @@ class QuestionFilter:
                 continue
             self._seen.add(normalise(c.question))
             if c.frame:
-                self._frames[(c.kind, c.frame)] = self._frames.get((c.kind, c.frame), 0) + 1
+                key = (c.kind, opening(c.frame))
+                self._openings[key] = self._openings.get(key, 0) + 1
             self.stats.kept[c.kind] = self.stats.kept.get(c.kind, 0) + 1
             kept.append(c)
         return kept
+
+
+def opening(frame: str) -> str:
+    """A frame's words before its first open subject ("When was" of "When was {s} born?"); the whole frame when it
+    starts with one."""
+    head = frame.split("{", 1)[0].strip()
+    return head or frame
 
 
 def question_id(c: Candidate) -> str:

@@ -159,8 +159,9 @@ def synthesize(corpus: SynthCorpus, settings: SynthSettings) -> SynthSet:
     def served_search(query: str, k: int) -> list[str]:
         return search_without(query, k, set(held))
 
-    per_frame = max(1, math.ceil(settings.frame_share * settings.questions)) if settings.frame_share < 1 else None
-    keep = QuestionFilter(corpus.search, settings.search_k, settings.max_overlap, served_search, text_of, per_frame)
+    per_opening = max(1, math.ceil(settings.opening_share * settings.questions)) if settings.opening_share < 1 \
+        else None
+    keep = QuestionFilter(corpus.search, settings.search_k, settings.max_overlap, served_search, text_of, per_opening)
     made: dict[str, list[Candidate]] = {}
     made["two_hop"] = _take(two_hop(book), keep, quota["two_hop"])
     made["comparison"] = _take(comparisons(book), keep, quota["comparison"])
