@@ -18,7 +18,7 @@ from .train_choices import embedded_weights
 
 STARTER_EXAMPLES = """Examples:
   deepresearch train starter --corpus ../shared/data/pool/corpus.jsonl --total 800 --out /tmp/starter
-      (label-free: questions synthesized from the corpus; how the shipped starter is built)
+      (label-free: questions synthesized from the corpus, no gold answer read)
   deepresearch train starter --index mynotes --out ~/notes-starter          (from a person's own documents)
   deepresearch train starter --questions qa.jsonl --corpus corpus.jsonl --out /tmp/gold-starter   (gold answers)
 Then `deepresearch ask --adapter OUT/adapter …` or `deepresearch eval --adapter OUT/adapter …` to compare."""

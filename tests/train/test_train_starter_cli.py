@@ -61,7 +61,8 @@ def test_a_label_free_starter_from_a_folder_is_built_and_resumed(tmp_path):
     assert config["r"] == 8 and meta["rank"] == 8 and meta["dtype"] == "bf16"
     assert meta["roles"] == ["answer", "bridge"] and len(meta["parts"]) == 2
     assert meta["built_by"][0].startswith("deepresearch train starter --out ")
-    assert "synthesized from" in meta["origin"] and "no gold answer read" in meta["origin"]
+    assert meta["origin"].startswith("answer and bridge choices trained 2 times on ")
+    assert "synthesized from" in meta["origin"] and "no gold answer read" in meta["origin"] and "from" not in meta
     assert all(p["held_out"] == 2 for p in meta["parts"])
     assert not (out / "soup").exists() and (out / "part-1" / "summary.json").is_file()
     first = (out / "adapter" / "adapter_model.safetensors").read_bytes()

@@ -80,9 +80,11 @@ def build_starter(recipe: StarterRecipe, model_dir: ModelDir, say: Say, command:
     else:  # already that small: kept as it is
         shutil.copytree(soup, final)
     meta = json.loads((final / METADATA_FILE).read_text())
+    meta.pop("from", None)  # the soup folder, removed below
+    times = "once" if recipe.parts == 1 else f"{recipe.parts} times"
     meta |= {"trainer": "answer-choice soup, compressed" if len(adapters) > 1 else "answer-choice",
-             "origin": f"answer and bridge choices trained {recipe.parts} time(s) on {recipe.origin}, averaged "
-                       f"and cut to rank {min(recipe.rank, soup_rank)}",
+             "origin": f"answer and bridge choices trained {times} on {recipe.origin}"
+                       + (", averaged" if recipe.parts > 1 else "") + f", rank {min(recipe.rank, soup_rank)}",
              "built_by": [command],
              "parts": [{"held_out": s.get("held_out"), "top1_base": s.get("top1_base"),
                         "top1_trained": s.get("top1_trained"),
