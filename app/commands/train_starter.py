@@ -65,7 +65,7 @@ def starter(
         raise fail(f"--dtype must be fp32 or bf16 (got {dtype!r})")
     quiet_libraries()  # before torch loads: OMP_WAIT_POLICY is read once
     from deepresearch.train.adapters.soup import SoupError
-    from deepresearch.train.choice.starter_recipe import StarterRecipe, build_starter
+    from deepresearch.train.choice.starter_recipe import StarterError, StarterRecipe, build_starter
     from deepresearch.train.choice.trainer import ChoiceDataError
 
     settings = get_settings()
@@ -89,5 +89,5 @@ def starter(
     command = shlex.join(["deepresearch", *sys.argv[1:]])
     try:
         build_starter(recipe, embedded_weights, say, command)
-    except (ChoiceDataError, SoupError) as exc:
+    except (ChoiceDataError, SoupError, StarterError) as exc:
         raise fail(str(exc)) from None

@@ -71,3 +71,9 @@ def test_a_label_free_starter_from_a_folder_is_built_and_resumed(tmp_path):
     assert again.returncode == 0, again.stderr[-3000:]
     assert again.stdout.count("trained before") == 2 and "training (" not in again.stdout
     assert (out / "adapter" / "adapter_model.safetensors").read_bytes() == first
+
+    other = run(tmp_path, *args[:3], "30", *args[4:])  # other questions: the parts there are not this recipe's
+    assert other.returncode == 2 and "Traceback" not in other.stderr
+    assert other.stderr.strip().splitlines()[-1] == (f"error: {out / 'part-0'} was trained with other questions or "
+                                                     "settings: give another --out")
+    assert (out / "adapter" / "adapter_model.safetensors").read_bytes() == first

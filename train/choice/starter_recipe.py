@@ -31,6 +31,10 @@ from .trainer import ChoiceRun, ModelDir, Say, train_choice_adapter
 SUMMARY = "summary.json"
 
 
+class StarterError(ValueError):
+    """A run that cannot go on as asked (the message is one line for the user)."""
+
+
 class StarterRecipe(BaseModel):
     questions: Path  # a QA jsonl with a train split
     corpus: Path  # the corpus its questions are answered from
@@ -48,16 +52,22 @@ def part_dir(recipe: StarterRecipe, n: int) -> Path:
     return recipe.out / f"part-{n}"
 
 
+def _run(recipe: StarterRecipe, n: int) -> ChoiceRun:
+    return ChoiceRun(questions=recipe.questions, corpus=recipe.corpus, out=part_dir(recipe, n), limit=recipe.limit,
+                     held_out=recipe.held_out, bridges=True, lr=recipe.lr, seed=0, train_seed=n)
+
+
 def _part(recipe: StarterRecipe, n: int, model_dir: ModelDir, say: Say, command: str) -> dict:
-    folder = part_dir(recipe, n)
+    folder, run = part_dir(recipe, n), _run(recipe, n)
     if (folder / SUMMARY).is_file() and (folder / "adapter" / METADATA_FILE).is_file():
         summary = json.loads((folder / SUMMARY).read_text())
+        same = {k: v for k, v in run.settings().items() if k != "out"}
+        if {k: v for k, v in summary.get("settings", {}).items() if k != "out"} != same:  # parts of one recipe
+            raise StarterError(f"{folder} was trained with other questions or settings: give another --out")
         say(f"part {n + 1}/{recipe.parts}: trained before ({folder}), held-out top-1 "
             f"{summary.get('top1_base')} → {summary.get('top1_trained')}")
         return summary
     say(f"part {n + 1}/{recipe.parts}: training ({folder})")
-    run = ChoiceRun(questions=recipe.questions, corpus=recipe.corpus, out=folder, limit=recipe.limit,
-                    held_out=recipe.held_out, bridges=True, lr=recipe.lr, seed=0, train_seed=n)
     return train_choice_adapter(run, model_dir, say, f"{command}  # part {n}")
 
 
