@@ -25,7 +25,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from ..adapters.registry import METADATA_FILE
-from ..adapters.soup import build_soup, compress
+from ..adapters.soup import CONFIG, build_soup, compress
 from .trainer import ChoiceRun, ModelDir, Say, train_choice_adapter
 
 SUMMARY = "summary.json"
@@ -78,30 +78,28 @@ def build_starter(recipe: StarterRecipe, model_dir: ModelDir, say: Say, command:
     adapters = [part_dir(recipe, n) / "adapter" for n in range(recipe.parts)]
     final = recipe.out / "adapter"
     shutil.rmtree(final, ignore_errors=True)
-    soup = recipe.out / "soup"
-    if len(adapters) > 1:
+    soup = recipe.out / "soup"  # the average, removed once cut: the parts and OUT/adapter are what is kept
+    averaged = len(adapters) > 1
+    if averaged:
         say(build_soup(soup, [(a, 1 / len(adapters)) for a in adapters]))
-    else:
-        shutil.rmtree(soup, ignore_errors=True)
-        shutil.copytree(adapters[0], soup)
-    soup_rank = json.loads((soup / "adapter_config.json").read_text())["r"]
-    if recipe.rank < soup_rank:
-        say(compress(soup, final, recipe.rank, recipe.dtype))
+    source = soup if averaged else adapters[0]
+    source_rank = json.loads((source / CONFIG).read_text())["r"]
+    if recipe.rank < source_rank:
+        say(compress(source, final, recipe.rank, recipe.dtype))
     else:  # already that small: kept as it is
-        shutil.copytree(soup, final)
+        shutil.copytree(source, final)
+    shutil.rmtree(soup, ignore_errors=True)
     meta = json.loads((final / METADATA_FILE).read_text())
-    meta.pop("from", None)  # the soup folder, removed below
-    times = "once" if recipe.parts == 1 else f"{recipe.parts} times"
-    meta |= {"trainer": "answer-choice soup, compressed" if len(adapters) > 1 else "answer-choice",
-             "origin": f"answer and bridge choices trained {times} on {recipe.origin}"
-                       + (", averaged" if recipe.parts > 1 else "") + f", rank {min(recipe.rank, soup_rank)}",
+    meta.pop("from", None)  # the soup folder, removed above
+    meta |= {"trainer": "answer-choice soup, compressed" if averaged else "answer-choice",
+             "origin": f"answer and bridge choices trained {f'{recipe.parts} times' if averaged else 'once'} on "
+                       f"{recipe.origin}{', averaged' if averaged else ''}, rank {min(recipe.rank, source_rank)}",
              "built_by": [command],
              "parts": [{"held_out": s.get("held_out"), "top1_base": s.get("top1_base"),
                         "top1_trained": s.get("top1_trained"),
                         "bridge_top1": s.get("bridge_top1_per_measure")} for s in summaries],
              "questions": str(recipe.questions), "corpus": str(recipe.corpus)}
     (final / METADATA_FILE).write_text(json.dumps(meta, indent=2))
-    shutil.rmtree(soup, ignore_errors=True)  # the parts and the cut adapter are what is kept
     say(f"wrote {final} ({time.perf_counter() - start:.0f} s); try it: deepresearch ask --adapter {final} …, "
         f"or compare: deepresearch eval --adapter {final} …")
     return final
