@@ -15,8 +15,8 @@ the trainer and the evals import it from here, this face.
 - language/ also: question_kind (a factoid question, one answer span, or an open one: explain, compare, summarise,
   list: a report), question_parts (the things an open question covers one by one), asks_beyond_names (a search asks
   more than the question's names), speaks_of (a quote names what a question is about itself)
-- trust/: RelevanceReader (is a unit about the question, on its own or through a chain), answer_confidence (how
-  likely the best candidate is right), ABOUT
+- trust/: RelevanceReader (is a unit about the question, on its own or through a chain), by_relevance (the
+  candidates re-sorted with it), answer_confidence (how likely the best candidate is right), ABOUT
 
 The packages import downwards in that order, and document/ and language/ import nothing of the reader's.
 """
@@ -42,6 +42,7 @@ from .language.kinds import answer_kind
 from .language.open_questions import QuestionKind, asks_beyond_names, question_kind, question_parts, speaks_of
 from .language.spans import Span
 from .trust.confidence import ABOUT, answer_confidence
+from .trust.ranking import ABOUT_WEIGHT, by_relevance
 from .trust.relevance import Relevance, RelevanceReader, texts_about
 
 __all__ = [
@@ -49,6 +50,7 @@ __all__ = [
     "NOT_FOUND", "TEMPLATE", "TEMPLATE_VERSION", "YES_NO", "AnswerOptions", "Candidate", "EvidenceSentence",
     "answer_choices", "answer_options", "best_sentences", "bridge_options", "locate", "normalise", "quote_supported",
     "split_sentences", "read_units", "evidence_units", "Unit", "is_masthead", "ABOUT", "answer_confidence", "Relevance",
-    "RelevanceReader", "texts_about", "FEATURE_WEIGHTS", "QuestionKind", "question_kind", "question_parts",
+    "RelevanceReader", "texts_about", "ABOUT_WEIGHT", "by_relevance", "FEATURE_WEIGHTS",
+    "QuestionKind", "question_kind", "question_parts",
     "asks_beyond_names", "speaks_of", "Span", "labelled_spans", "answer_kind",
 ]

@@ -67,3 +67,12 @@ def test_an_ordinary_word_opening_a_unit_is_no_part_of_the_name():
     lake = units("Boats are launched on Lake Brenna.\n\nThe lake is cold, and the Lake Brenna club lends wetsuits.",
                  "Club", "local://club/lake.md")
     assert "Lake Brenna" in [c.text for c in rank_candidates("Where are boats launched?", lake, k=5)]
+
+
+def test_a_holder_is_named_without_the_ordinary_word_opening_its_unit():
+    loans = units("- Email Ines Ward (Kiln Steward), who keeps the firing list.\n- Firing fees are paid by email "
+                  "to the studio.", "Kiln loans", "local://studio/loans.md")
+    assert holder_of("Kiln Steward", holders(loans))[0] == "Ines Ward"  # not "Email Ines Ward"
+    ranked = [c.text for c in rank_candidates("Whom should I email to book a firing?", loans, k=5)]
+    assert "Ines Ward" in ranked and "Email Ines Ward" not in ranked
+

@@ -29,7 +29,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from deepresearch.agent.reader import answer_options
+from deepresearch.agent.reader import RelevanceReader, answer_options, by_relevance
 from pydantic import BaseModel
 
 from .answer_choice import (
@@ -109,10 +109,11 @@ def answer_sets(spec: ChoiceQuestions, credit: Credit = "exact") -> list[ChoiceE
         sents, bridges = search.evidence(q["question"])
         golds = [q["answer"], *q.get("answer_aliases", [])]
         ranked = answer_options(q["question"], sents, pool=max(k, positives_from), bridges=bridges).candidates
-        pool = ranked[:k]
+        reader = RelevanceReader(q["question"], sents)
+        pool = by_relevance(ranked[:k], reader)  # the order the graph's writer gives the policy
         correct = ChoiceExample.of(q["question"], ranked, golds).correct
         if positives_from > k and len(out) >= spec.held_out and not any(correct[:k]) and any(correct):
-            pool.append(ranked[correct.index(True)])  # the best-ranked correct span below the pool
+            pool += by_relevance([ranked[correct.index(True)]], reader)  # the best-ranked correct span below the pool
         if pool:
             out.append(ChoiceExample.of(q["question"], pool, golds, credit))
     return out

@@ -26,6 +26,7 @@ from deepresearch.agent.reader import (
     answer_confidence,
     answer_options,
     bridge_options,
+    by_relevance,
     normalise,
     question_kind,
     question_parts,
@@ -142,7 +143,7 @@ def first_answer(question: str, sentences: list[EvidenceSentence], pool: int) ->
     """The best answer of the evidence read so far and how likely it is right, by the writer's own measure
     (agent/reader/trust/confidence.py) before the policy's likelihood: no LLM call."""
     reader = RelevanceReader(question, sentences)
-    candidates = answer_options(question, reader.units, pool=pool).candidates
+    candidates = by_relevance(answer_options(question, reader.units, pool=pool).candidates, reader)
     if not candidates:
         return None
     best = candidates[0]

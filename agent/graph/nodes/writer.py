@@ -22,6 +22,7 @@ from deepresearch.agent.reader import (
     RelevanceReader,
     answer_confidence,
     answer_options,
+    by_relevance,
     normalise,
 )
 from deepresearch.tools.untrusted import fence_untrusted
@@ -147,13 +148,13 @@ async def offered_answers(state: ResearchState, ctx: ResearchContext,
         # A fixed form is answered whatever the evidence: a choice the evidence settles, or the model's between two.
         return found.offered, found.candidates, AnswerJudgement.of_choice(decided is not None)
     if len(hops) < 2:
-        pool = await rerank(ctx, question, found.candidates)
+        pool = await rerank(ctx, question, by_relevance(found.candidates, reader))
     else:  # several hops at once (agent.bridge_hops): each hop's evidence ranked apart, the best-scored pick kept
         pools = []
         for b in dict.fromkeys(hops.values()):  # a hop's evidence: its own sources and every other step's but a hop's
             own = read_sentences([s for s in sources if hops.get(s["step_id"], b) == b], ctx.toolbox.source_text)
             ranked = answer_options(question, own, pool=ctx.settings.answer_pool, bridges=[b]).candidates
-            pools.append(await rerank(ctx, question, ranked, least=1))
+            pools.append(await rerank(ctx, question, by_relevance(ranked, reader), least=1))
         pool = max(pools, key=lambda p: p[0].score if p else float("-inf"))
     best = pool[:ANSWER_OPTIONS]
     if not best:

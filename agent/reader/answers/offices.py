@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from ..document.evidence import EvidenceSentence
 from ..document.units import row_cells
 from ..language.spans import name_spans
+from .name_edges import common_words, inner_capitals, without_opening_word
 
 # Nouns that head an office or a job's title.
 OFFICE_NOUNS = frozenset([
@@ -67,6 +68,9 @@ def holders(sentences: Sequence[EvidenceSentence]) -> dict[str, list[tuple[str, 
     """Each office the evidence pairs with a person (by its key: "deputy site warden"), with the person's name and
     the index of the unit that pairs them, in evidence order."""
     out: dict[str, list[tuple[str, int]]] = {}
+    # "- Email Noor Haddad (Deputy …)": the ordinary word opening a unit is no part of the holder's name, which the
+    # fullest-name rule below would otherwise prefer
+    common, capitals = common_words(sentences), inner_capitals(sentences)
 
     def add(office: str, person: str, index: int) -> None:
         office = office.strip()
@@ -85,6 +89,7 @@ def holders(sentences: Sequence[EvidenceSentence]) -> dict[str, list[tuple[str, 
             continue
         text = sent.text
         for span in name_spans(text):
+            span = without_opening_word(text, span, common, capitals)
             if not is_person(span.text):
                 continue
             end = span.start + len(span.text)
