@@ -97,3 +97,16 @@ def test_f1_credit_grades_the_same_pools_and_teaches_from_more_of_them():
         assert all(r == 1.0 for r, ok in zip(ex.rewards, ex.correct, strict=True) if ok)
         assert all(0.0 <= r <= 1.0 for r in ex.rewards)
     assert sum(ex.learnable for ex in graded) > sum(ex.learnable for ex in exact)
+
+
+def test_the_sets_rank_candidates_as_the_graphs_writer_does(monkeypatch):
+    from deepresearch.agent.reader.trust import ranking
+
+    ranked = answer_sets(sets(limit=60))
+    for ex in ranked:  # features + the relevance term, best first: the order the policy is shown them in
+        scores = [score for _, _, score in ex.candidates]
+        assert scores == sorted(scores, reverse=True)
+    monkeypatch.setattr(ranking, "ABOUT_WEIGHT", 0.0)
+    plain = answer_sets(sets(limit=60))
+    assert [ex.question for ex in plain] == [ex.question for ex in ranked]
+    assert any(a.candidates != b.candidates for a, b in zip(plain, ranked, strict=True))

@@ -1,8 +1,11 @@
 """Answer-choice training: the re-ranker's pick among candidate answers, learned from the outcome.
 
-The graph answers with the best of a few candidate spans of its evidence (agent/graph/answer_scoring.py):
+The graph answers with the best of a few candidate spans of its evidence (agent/graph/scoring.py):
 
     s(c) = f(c) + mean_t log π(c_t | TEMPLATE(sentence(c), q), c_<t)        f: the feature score
+
+f is the reader's: its features and how much of the question the candidate's unit covers
+(agent/reader/trust/ranking.py); trainer.py builds the sets with the same f.
 
 Read the pick as a policy over the K candidates, p(c) = softmax_c s(c). On a question with a gold answer
 the outcome of every candidate is known without running anything (R(c) = 1 when c matches the gold), so
