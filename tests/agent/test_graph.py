@@ -397,20 +397,3 @@ async def test_the_writer_cannot_abstain_over_an_answer_the_judgement_offered(to
     assert result.answer == "Charles Babbage"
     assert "Charles Babbage" in offered[0] and "not found" not in offered[0]
 
-
-async def test_the_writer_ranks_candidates_with_their_relevance(toolbox, store, monkeypatch):
-    from deepresearch.agent.reader.trust import ranking
-
-    question = "Who wrote the first published algorithm for the engine?"
-    logged = {}
-    for weight in (0.0, ranking.ABOUT_WEIGHT):
-        monkeypatch.setattr(ranking, "ABOUT_WEIGHT", weight)
-        model = ScriptedModel(default_script(("Ada Lovelace",)))
-        model.scorer = lambda prompt, cand: -1.0
-        result = await run(model, toolbox, store, question=question, settings=AgentSettings(min_answer_confidence=0.0))
-        cands = store.events(result.run_id, "answer_scores")[0].payload["candidates"]
-        logged[weight] = {c["text"]: c["features"] for c in cands}
-    plain, ranked = logged.values()
-    assert plain.keys() == ranked.keys()
-    # the logged feature score (what the trainer re-scores a run by) carries the relevance term
-    assert all(ranked[t] >= plain[t] for t in plain) and any(ranked[t] > plain[t] + 0.5 for t in plain)

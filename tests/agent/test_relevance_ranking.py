@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from deepresearch.agent.config import AgentSettings
 from deepresearch.agent.reader import ABOUT_WEIGHT, EvidenceSentence, RelevanceReader, by_relevance, read_units
 from deepresearch.agent.reader.answers.candidates import Candidate, rank_candidates
+
+from .conftest import default_script, run
+from .fakes import ScriptedModel
 
 URL = "local://pottery/log.txt"
 LOG = [EvidenceSentence(u.text, 0, "Pottery log", url=URL, position=i, kind=u.kind)
@@ -31,3 +35,21 @@ def test_equally_relevant_candidates_keep_the_features_order():
     same = [Candidate(c.text, c.score, LOG[0].text, c.source, URL) for c in ranked]
     assert [c.text for c in by_relevance(same, reader)] == [c.text for c in same]
     assert by_relevance([], reader) == []
+
+
+async def test_the_writer_ranks_candidates_with_their_relevance(toolbox, store, monkeypatch):
+    from deepresearch.agent.reader.trust import ranking
+
+    question = "Who wrote the first published algorithm for the engine?"
+    logged = {}
+    for weight in (0.0, ranking.ABOUT_WEIGHT):
+        monkeypatch.setattr(ranking, "ABOUT_WEIGHT", weight)
+        model = ScriptedModel(default_script(("Ada Lovelace",)))
+        model.scorer = lambda prompt, cand: -1.0
+        result = await run(model, toolbox, store, question=question, settings=AgentSettings(min_answer_confidence=0.0))
+        cands = store.events(result.run_id, "answer_scores")[0].payload["candidates"]
+        logged[weight] = {c["text"]: c["features"] for c in cands}
+    plain, ranked = logged.values()
+    assert plain.keys() == ranked.keys()
+    # the logged feature score (what the trainer re-scores a run by) carries the relevance term
+    assert all(ranked[t] >= plain[t] for t in plain) and any(ranked[t] > plain[t] + 0.5 for t in plain)
