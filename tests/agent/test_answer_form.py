@@ -28,6 +28,9 @@ from .fakes import ScriptedModel
     ("Who directed Titanic or its sequel?", None),
     ("Was the film released in 1997 or 1998?", ["1997", "1998"]),
     ("Who directed Titanic?", None),
+    # sentences that only tell come before the one that asks
+    ("My daughter is 12. Can she ride the lift on her own?", ["yes", "no"]),
+    ("Our IT person needs the MAC address of the router. What is it?", None),
     ("Which is older, A or a?", None),  # the same option twice is no choice
     ("", None),
 ])

@@ -102,6 +102,17 @@ def test_a_value_called_wrong_is_stale():
     assert ranked["IRL-4471B"].features["stale"] == 1.0 and ranked["IRL-4417B"].features["stale"] == 0.0
 
 
+def test_a_value_a_few_words_after_its_cue_is_stale():
+    report = units("Her report allows up to 120 guests in the hall, instead of the old limit of 90.")
+    ranked = {c.text: c for c in rank_candidates("How many guests can the hall hold now?", report, k=9)}
+    assert ranked["90"].features["stale"] == 1.0 and ranked["120"].features["stale"] == 0.0
+
+
+def test_an_amount_asked_by_its_name_is_money():
+    notes = units("Costs of drugs and tests are up 9 to 14%. From May the nail clip is $18.00 a visit.")
+    assert [c.text for c in rank_candidates("What's our fee for a nail clip?", notes, k=9)] == ["$18.00"]
+
+
 def test_an_amount_asked_by_its_verb_is_money():
     notes = units("- New sails: 2 bags from Quay Sails, 14 kg in all, we paid £1,240 on delivery.")
     assert [c.text for c in rank_candidates("What did the club pay for the new sails?", notes, k=9)] == ["£1,240"]

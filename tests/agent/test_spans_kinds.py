@@ -21,6 +21,8 @@ from deepresearch.agent.reader.language.spans import Span, code_spans, place_spa
     ("Harbour office: +353 87 765 4321 (VHF 16 first)", "+353 87 765 4321"),
     ("Please quote booking reference TSC/24/0613 when you ring.", "TSC/24/0613"),
     ("Our booking is HOL/B/24-118, confirmed.", "HOL/B/24-118"),
+    ("After hours: (541) 555-0147, or the cell 503-555-0188.", "(541) 555-0147"),
+    ("After hours: (541) 555-0147, or the cell 503-555-0188.", "503-555-0188"),
 ])
 def test_codes(sentence: str, code: str):
     assert code in [s.text for s in code_spans(sentence)]
@@ -51,9 +53,34 @@ def test_plain_numbers_and_words_are_not_codes():
     ("What is the customer reference on the gas bill?", "code"),
     ("What's Tarnside's price for the coach?", "number"),
     ("What's the price of the coach?", "number"),
+    # a clause that sets the question up says nothing of what is asked ("when" here asks no date)
+    ("When the alarm goes off at night, which neighbour holds the spare key?", "name"),
+    ("If the boiler fails on a Sunday, what number should I ring?", "code"),
+    ("Under the new tariff, what does a member pay for a lane?", "number"),
+    ("When did the club open its second hall?", "date"),
+    # "how" with any word of degree before its verb asks for a quantity; "how" with a verb does not
+    ("How warm did the greenhouse get overnight?", "number"),
+    ("How steep is the new wheelchair ramp?", "number"),
+    ("How did the committee vote on the extension?", "name"),
+    ("What's the largest number of dogs one walker can take out?", "number"),
+    ("What's the most people we can seat for a dinner?", "number"),
+    ("Which days is the pool closed for cleaning?", "date"),
+    ("What's Amira's last day in the office?", "date"),
 ])
 def test_answer_kinds(question: str, kind: str):
     assert answer_kind(question) == kind
+
+
+def test_an_identifier_whose_format_is_named_has_that_format():
+    unit = EvidenceSentence("The hub (Net2, tag NB-19) has MAC 00:0C:8A:3F:71:D2 and the IP 192.168.1.40.", 0)
+    for question, answer in (("What is the MAC address of the door hub?", "00:0C:8A:3F:71:D2"),
+                             ("What IP address does the door hub have?", "192.168.1.40")):
+        assert [c.text for c in answer_options(question, [unit], pool=5).candidates] == [answer]
+    assert answer_options("What is the MAC address of the door hub?",
+                          [EvidenceSentence("The hub is a Net2 (tag NB-19).", 0)], pool=5).candidates == []
+    ring = EvidenceSentence("Out of hours, ring the duty vet, code DV-2, on (541) 555-0147.", 0)
+    assert answer_options("What phone number do I ring out of hours?", [ring], pool=5).candidates[0].text == \
+        "(541) 555-0147"
 
 
 def test_times_and_digit_identifiers():
@@ -67,6 +94,9 @@ def test_times_and_digit_identifiers():
     assert not fits(Span("2024", "number", 0), "code") and not fits(Span("120", "number", 0), "code")
     labelled = [s.text for s, _ in labelled_spans(EvidenceSentence("Water: SPID 3301948852, meter in the cellar.", 0))]
     assert "3301948852" in labelled  # the number a label names is no model's number
+    # a currency written as its code before the amount is a money amount with its unit
+    assert fits(Span("EUR 465", "number", 0), "number", measure=True)
+    assert kind_bonus(Span("EUR 465", "number", 0), "number", unit=True) == 0.5
 
 
 @pytest.mark.parametrize("quantity", ["6.5 bar", "40 Nm", "0.5 %", "17 °C", "24.5 kg", "1500 mm", "28 days",
@@ -85,6 +115,7 @@ def test_quantities(quantity: str):
     ("The Year 6 leavers' disco is on Friday 19 July in the hall.", "Friday 19 July"),  # a letter home's date
     ("Tue 13/02: deck 3 not heating up properly.", "Tue 13/02"),
     ("It rained on 30 Aug.", "30 Aug"),
+    ("We'll now be fitting from Monday 19th to Friday 23rd August instead.", "Monday 19th to Friday 23rd August"),
 ])
 def test_dates(sentence: str, date: str):
     assert date in [s.text for s in spans_of(sentence) if s.kind == "date"]

@@ -30,6 +30,7 @@ from ..language.categories import asks_category, asks_shared, category_spans
 from ..language.kinds import (
     ASKS_YEAR,
     answer_kind,
+    asked_format,
     asks_measure,
     asks_money,
     asks_nationality,
@@ -163,6 +164,7 @@ def rank_candidates(question: str, sentences: Iterable[EvidenceSentence], k: int
     unit = kind == "number" and prefers_unit(question)
     asked = asked_words(question)
     pinned = anchors(question)  # the days and codes the question names
+    shape = asked_format(question) if kind == "code" else None  # "the MAC address": six hex pairs, nothing else
     tabled: set[tuple[str, str, tuple[str, ...]]] = set()  # (candidate, source, columns): a table counts once
     asks = "person" if kind == "name" and asks_person(question) else \
         "place" if kind == "name" and _WHERE.search(question) else None
@@ -191,7 +193,8 @@ def rank_candidates(question: str, sentences: Iterable[EvidenceSentence], k: int
         spans = [(s, "") for s in demonym_spans(sent.text)] if nationality else \
             [(s, "") for s in classes[index]] if classes is not None else \
             [(s, label) for s, label in labelled_spans(sent, lists)
-             if fits(s, kind, asks == "place", measure and not label, money and not money_label(label))]
+             if fits(s, kind, asks == "place", measure and not label, money and not money_label(label))
+             and (shape is None or shape.fullmatch(s.text))]
         if not spans:
             continue
         if kind == "date" and not asks_year:  # "2024" of "June 1, 2024" is no date of its own unless a year is asked

@@ -82,7 +82,7 @@ def corrected_from(text: str) -> int | None:
 
 
 _STALE_BEFORE = re.compile(r"\b(not|instead of|no longer|rather than|formerly|previously|was|from|old|former)\s+"
-                           r"(?:\w+\s+)?$", re.IGNORECASE)
+                           r"(?:\w+\s+){0,3}$", re.IGNORECASE)
 # "… 40 % -> 25 %", "the old 4721 no longer works", "6.5 bar is wrong", "serial as 1B3-051474 - WRONG"
 _STALE_AFTER = re.compile(r"^\s*(?:->|→|=>|⟶|no longer\b|(?:is|was) (?:no longer|wrong|incorrect|out of date|"
                           r"replaced|superseded|withdrawn)\b|[-–—:(]\s*(?:wrong|incorrect|a typo|typo|mistake)\b)",

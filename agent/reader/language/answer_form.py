@@ -58,7 +58,8 @@ def answer_choices(question: str) -> list[str] | None:
     """The answers the question allows besides "not found", or None when it does not say."""
     text = " ".join(question.split())
     words = text.split(" ")
-    if " or " not in text.lower() and (words and words[0].lower() in _AUXILIARIES or _LEAD_CLAUSE.match(text)):
+    asking = asking_sentence(text).split(" ")
+    if " or " not in text.lower() and (asking[0].lower() in _AUXILIARIES or _LEAD_CLAUSE.match(text)):
         return list(YES_NO)
     for pattern in _ALTERNATIVES:
         match = pattern.search(text)
@@ -83,6 +84,32 @@ def answer_choices(question: str) -> list[str] | None:
             return options
         return None
     return _bare_alternatives(words)
+
+
+# A clause that sets a question up, before the words that ask: "When I'm instructing a group of under-12s, what's the
+# largest number …", "Under the prices that came in this June, what does an adult pay …". What is asked for is read
+# from the rest (not "when" → a date); the setting stays part of what the question is about.
+_SETTING = re.compile(r"^(?:if|now that|since|given that|assuming|once|after|before|when|whenever|while|as|in|on|at|"
+                      r"for|under|during|with|counting)\b(?!\s+(?:" + "|".join(sorted(_AUXILIARIES)) + r")\b)[^,?]*,\s*"
+                      r"(?=(?:what|which|who|whom|whose|where|when|how|why|" + "|".join(sorted(_AUXILIARIES)) + r")\b)",
+                      re.IGNORECASE)
+# Sentences that tell before the one that asks: "My son is 17. Is he allowed to climb on his own?"
+_TOLD = re.compile(r"^[^?]*?[.!]\s+(?=[A-Z])")
+
+
+def without_setting(question: str) -> str:
+    """The question without a clause that sets it up: "When we implant a microchip, which registry …?" → "which
+    registry …?"."""
+    return _SETTING.sub("", " ".join(question.split()), count=1)
+
+
+def asking_sentence(question: str) -> str:
+    """The sentence that asks, after any that only tell ("My dog weighs 31 kg. What will it cost?" → "What will it
+    cost?"), without its setting clause."""
+    text = " ".join(question.split())
+    while (m := _TOLD.match(text)) is not None and "?" in text[m.end():]:
+        text = text[m.end():]
+    return without_setting(text)
 
 
 def main_clause(question: str) -> str:

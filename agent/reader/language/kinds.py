@@ -7,21 +7,24 @@
     name    who, which, what else (the default); for "where" a place too  "Aphra Behn", "above the sink"
 
 The measure and identifier words are ordinary English for quantities and identifiers, not one corpus's
-vocabulary: a question about any document asks for a torque, a fee or a serial number in these words.
+vocabulary: a question about any document asks for a torque, a fee or a serial number in these words. The kind is read
+past a clause that sets the question up ("When I'm running a group, what's the most children …" asks no date:
+answer_form.without_setting).
 """
 
 from __future__ import annotations
 
 import re
 
+from .answer_form import without_setting
 from .countries import country_mentions
 from .spans import CURRENCY, CURRENCY_CODES, AnswerKind, Span, name_spans, spans_of
 
 ASKS_YEAR = re.compile(r"\b(what|which)\s+year\b", re.IGNORECASE)
 _YEAR_Q = re.compile(r"\b(when|(what|which) ((two|three|four) )?years?|what decade|which decade|what century|"
                      r"(what|which) dates?|on what day|how long ago|birth ?date|date of (birth|death))\b"
-                     # "what day did …", "what's the last day to …", "what's the deadline for …"
-                     r"|\b(what|which)(?:'s|’s|\s+is|\s+was)?\s+(?:the\s+)?(?:[\w-]+\s+)?(?:day|deadline)\b"
+                     # "what day did …", "what's the last day to …", "what's Colette's last day …", "which days will …"
+                     r"|\b(what|which)(?:'s|’s|\s+is|\s+was|\s+are|\s+were)?\s+(?:the\s+)?(?:[\w'’-]+\s+){0,2}(?:days?|deadlines?)\b"
                      r"(?!\s+of\s+the\s+week)", re.IGNORECASE)
 _NUMBER_Q = re.compile(r"\b(how many|how much|how long|how old|how tall|how far|how big|how large|what is the "
                        r"(population|number|amount|size|height|length|capacity|area|age|distance|seating))\b"
@@ -34,7 +37,14 @@ _NUMBER_Q = re.compile(r"\b(how many|how much|how long|how old|how tall|how far|
 _MEASURES = (r"torque|pressure|weight|mass|temperature|voltage|current|power|wattage|speed|velocity|price|cost|"
              r"fee|charge|rent|salary|length|width|height|depth|diameter|radius|thickness|volume|distance|"
              r"duration|elongation|threshold|percentage|wetness|humidity|aperture|resolution|frequency|"
-             r"magnitude|dose|dosage|tolerance|clearance|size|yield|density|concentration")
+             r"magnitude|dose|dosage|tolerance|clearance|size|yield|density|concentration|fare|wage|premium|"
+             r"deposit|subscription")
+# The measures that are money: "what's our fee for a rabies shot" is answered "$52.00", not "14%".
+_MONEY_MEASURES = r"price|cost|fee|charge|rent|salary|fare|wage|premium|deposit|subscription"
+_MONEY_MEASURE_Q = re.compile(rf"\b(what|which)(?:['’]s)?\s+(?:(?:is|was|are|were)\s+)?(?:the\s+)?"
+                              rf"(?:[a-z][\w'’\-]*\s+){{0,3}}?(?:{_MONEY_MEASURES})s?(?=\s+(?:of|for|does|do|did|is|was|"
+                              rf"are|were|should|must|can|will|at|on|in|when|with|to|per|from|than)\b|\s*[?,]|\s*$)",
+                              re.IGNORECASE)
 _MEASURE_Q = re.compile(rf"\b(what|which)(?:['’]s)?\s+(?:(?:is|was|are|were)\s+)?(?:the\s+)?"
                         rf"(?:[a-z][\w'’\-]*\s+){{0,3}}?"
                         rf"(?:{_MEASURES})s?(?=\s+(?:of|for|does|do|did|is|was|are|were|should|must|can|will|at|on|"
@@ -53,9 +63,30 @@ _CODE_Q = re.compile(r"\b((part|serial|frame|model|order|reference|registration|
                      # "what ID did the sensor get", "which DS18B20 address …": an address named by a model number
                      r"|\b(what|which)(?:'s|’s|\s+is|\s+was)?\s+(?:the\s+)?(?:[\w-]+\s+)?id\b|\b[a-z]*\d[\w-]*\s+"
                      r"address\b", re.IGNORECASE)
+# An identifier whose format the question names has that format: a MAC address is six pairs of hex digits, an IP
+# address four numbers, a phone number digits in groups. Another code beside it is some other identifier ("Net2",
+# "iSpindel-01"), not the one asked for.
+_FORMATS = (
+    (re.compile(r"\bmac\s+address", re.IGNORECASE), re.compile(r"(?:[0-9A-Fa-f]{2}[:-]){5}[0-9A-Fa-f]{2}")),
+    (re.compile(r"\bip\s+address", re.IGNORECASE), re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")),
+    (re.compile(r"\b(?:phone|telephone|mobile|cell|fax)\s+(?:number|no\b)|\bnumber\s+(?:should|do|can|could|shall)\s+\w+"
+                r"\s+(?:ring|call|phone|dial|text)\b", re.IGNORECASE), re.compile(r"[+(]?\d[\d ()\-.]{6,}\d")),
+)
+
+
+def asked_format(question: str) -> re.Pattern[str] | None:
+    """The shape the answer must have when the question names an identifier's format (MAC, IP address, phone)."""
+    return next((shape for asks, shape in _FORMATS if asks.search(question)), None)
+
+
 # A code of digits alone ("the code is 8390") is a number to the spans: "what's the combination", "the gate code".
 _DIGIT_CODE_Q = re.compile(r"\b(combination|pin(?: number| code)?|passcode|(?:door|gate|lock|padlock|alarm|access|"
                            r"entry|key ?safe) code)\b", re.IGNORECASE)
+# "How warm did the fridge get", "how steep is the ramp": "how" and a word of degree before the verb ask for a quantity,
+# whatever the adjective.
+_DEGREE_Q = re.compile(r"\bhow\s+(?!(?:do|does|did|is|are|was|were|can|could|should|would|will|to|come|about|so|often|"
+                       r"ever|else|well|many|much)\b)[a-z]+\s+(?:is|was|are|were|did|does|do|can|could|should|will|"
+                       r"would|has|had|must)\b", re.IGNORECASE)
 # Asked how much or how big, a quantity is answered with its unit when it has one ("6 tonnes", "23 L", "£1,200").
 _UNIT_Q = re.compile(r"\bhow (much|big|large|small|heavy|long|far|tall|wide|deep)\b(?! ago)", re.IGNORECASE)
 # "What city was the author of What We Talk About When We Talk About Love born in?" asks for a name: a
@@ -72,18 +103,22 @@ _PAID_Q = re.compile(r"^\s*what\s+(?:would|will|do|does|did|are|is|was|were|shou
 # "How much did Harbour Marine charge …", "how much money was in the bank": an amount of money, asked by "how much".
 _HOW_MUCH_PAID_Q = re.compile(r"\bhow\s+much\b[^?]*\b(?:money|charged?|charges|cost|costs|pay|paying|paid|spend|spent|"
                               r"owe|owed|earn|earned|raised?|fees?|prices?)\b", re.IGNORECASE)
-# A count asked by its bound: "what's the most guests we can have", "the maximum number of boats".
-_BOUND_Q = re.compile(r"\b(?:most|fewest|maximum|minimum|max|min)\s+(?:number\s+of\s+)?[a-z]+s\s+(?:we|you|they|i|can|"
-                      r"could|allowed|permitted|that|who|at|in|on|for)\b|\b(?:maximum|minimum)\s+number\s+of\b",
+# A count asked by its bound: "what's the most guests we can have", "the maximum number of boats", "the largest number
+# of kids I can take".
+_BOUND_Q = re.compile(r"\b(?:most|fewest|maximum|minimum|max|min)\s+(?:number\s+of\s+)?(?:[a-z]+s|people|children|men|"
+                      r"women)\s+(?:we|you|they|i|can|could|allowed|permitted|that|who|at|in|on|for)\b"
+                      r"|\b(?:maximum|minimum|largest|biggest|greatest|highest|smallest|lowest)\s+number\s+of\b",
                       re.IGNORECASE)
 _NATIONALITY_Q = re.compile(r"\b(nationality|country of origin)\b", re.IGNORECASE)
 _SEVERAL_Q = re.compile(r"\b(two|three|four|both)\b", re.IGNORECASE)
 _DIGIT_ID = re.compile(r"(?!(?:1[5-9]|20)\d\d$)\d{4,}")
-_UNIT_OR_CURRENCY = re.compile(r"[€£$¥%]|\d\s?[A-Za-z°]")
+# "EUR 465" writes its currency before the number, as a code
+_UNIT_OR_CURRENCY = re.compile(rf"[€£$¥%]|\d\s?[A-Za-z°]|\b(?:{CURRENCY_CODES})\s?\d")
 
 
 def answer_kind(question: str) -> AnswerKind:
     """What the question asks for: a date or year, a time of day, a number, a code, or (the default) a name."""
+    question = without_setting(question)
     if _CODE_Q.search(question):
         return "code"
     if _DIGIT_CODE_Q.search(question) and not re.match(r"\s*(who|whom|where)\b", question, re.IGNORECASE):
@@ -91,7 +126,7 @@ def answer_kind(question: str) -> AnswerKind:
     if _TIME_Q.search(question):
         return "time"
     if _NUMBER_Q.search(question) or _MEASURE_Q.search(_without_titles(question)) or _PAID_Q.search(question) \
-            or _BOUND_Q.search(question):
+            or _BOUND_Q.search(question) or _DEGREE_Q.search(question):
         return "number"
     if _YEAR_Q.search(_without_titles(question)) and not _WHAT_THING.search(question):
         return "date"
@@ -100,19 +135,22 @@ def answer_kind(question: str) -> AnswerKind:
 
 def asks_measure(question: str) -> bool:
     """A quantity with its unit ("what torque": "40 Nm"), not a count ("how many links": "118")."""
-    return _MEASURE_Q.search(_without_titles(question)) is not None
+    return _MEASURE_Q.search(_without_titles(without_setting(question))) is not None
 
 
 def asks_money(question: str) -> bool:
     """An amount of money, asked by its verb ("what did we pay for …", "what would a business be charged", "how much
-    did they charge") or "how much money"."""
-    return _PAID_Q.search(question) is not None or _HOW_MUCH_PAID_Q.search(question) is not None
+    did they charge"), "how much money", or its name ("what's the fee for …")."""
+    question = without_setting(question)
+    return _PAID_Q.search(question) is not None or _HOW_MUCH_PAID_Q.search(question) is not None \
+        or _MONEY_MEASURE_Q.search(_without_titles(question)) is not None
 
 
 def prefers_unit(question: str) -> bool:
     """"How much wort", "how big was the delivery": a number with its unit or currency is the better answer, though a
     bare one is not ruled out (`asks_measure` rules it out)."""
-    return _UNIT_Q.search(_without_titles(question)) is not None
+    question = _without_titles(without_setting(question))
+    return _UNIT_Q.search(question) is not None or _DEGREE_Q.search(question) is not None
 
 
 def asks_nationality(question: str) -> bool:

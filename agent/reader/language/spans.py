@@ -15,8 +15,12 @@ AnswerKind = Literal["date", "time", "number", "name", "code", "place", "categor
 _MONTHS = ("January|February|March|April|May|June|July|August|September|October|November|December|"
            "Jan\\.?|Feb\\.?|Mar\\.?|Apr\\.?|Jun\\.?|Jul\\.?|Aug\\.?|Sep\\.?|Sept\\.?|Oct\\.?|Nov\\.?|Dec\\.?")
 _DAY = r"\d{1,2}(?:st|nd|rd|th)?"
+_WEEKDAY = r"(?:Mon|Tue|Tues|Wed|Thu|Thur|Thurs|Fri|Sat|Sun)(?:day|sday|nesday|rsday|urday)?\.?"
 _DATE_PATTERNS = [
     re.compile(rf"\b{_DAY}\s*[–-]\s*{_DAY}\s+(?:{_MONTHS})\s+\d{{4}}\b"),  # 1–3 November 2024
+    # a stretch of days, as a letter writes it: "Monday 19th to Friday 23rd August"
+    re.compile(rf"\b(?:{_WEEKDAY},?\s+)?{_DAY}\s+(?:to|until|till)\s+(?:{_WEEKDAY},?\s+)?{_DAY}\s+(?:{_MONTHS})"
+               rf"(?:\s+\d{{4}})?\b"),
     re.compile(rf"\b{_DAY}\s+(?:{_MONTHS})\s+\d{{3,4}}\b"),  # 16 April 1689, 8th October 2024
     re.compile(rf"\b(?:{_MONTHS})\s+\d{{1,2}},?\s+\d{{3,4}}\b"),  # April 16, 1689
     re.compile(rf"\b(?:{_MONTHS})\s+\d{{3,4}}\b"),  # April 1689
@@ -33,7 +37,6 @@ _DATE_PATTERNS = [
 _DAY_MONTH = re.compile(rf"\b{_DAY}\s+(?:{_MONTHS})(?![\w])|\b(?:{_MONTHS})\s+{_DAY}\b")
 # A day of a month with its weekday as a diary or log writes it ("Mon 14 Oct", "Thursday 2 May"): a line's stamp, no
 # part of the name that follows it ("Mon 14 Oct Calder Heating started").
-_WEEKDAY = r"(?:Mon|Tue|Tues|Wed|Thu|Thur|Thurs|Fri|Sat|Sun)(?:day|sday|nesday|rsday|urday)?\.?"
 _STAMP = re.compile(rf"(?:\b{_WEEKDAY},?\s+)?(?:{_DAY_MONTH.pattern})")
 # A date without its year as a letter home or a rota writes it ("Friday 19 July", "Tue 13/02", "on 30 Aug"): an
 # answer of its own where nothing fuller is written (a date inside a fuller one is not taken apart: _date_spans).
@@ -54,6 +57,7 @@ _CODE = re.compile(r"(?<![\w:.\-/])(?:"
                    r"|\d{1,3}(?:\.\d{1,3}){3}"  # 192.168.50.21
                    r"|0x[0-9A-Fa-f]+"  # 0x5A
                    r"|(?:\+\d{1,3}[ ]?\d{1,4}|0\d{2,4})(?:[ ]\d{3,4}){1,2}(?![ ]?\d)"  # 07700 900 586, +353 87 123 4567
+                   r"|(?:\(\d{3}\)[ ]?|\d{3}[-.])\d{3}[-.]\d{4}"  # (613) 555-0152, 613-555-0199
                    r"|(?=[\w.\-]*\d)(?=[\w.\-]*[A-Za-z])[A-Za-z0-9]+(?:[.\-][A-Za-z0-9]+)*"  # GZ7731184K, D4MC-5020
                    r")(?![\w:\-]|\.\w)")
 # A number with its unit or currency: "40 Nm", "0.5 %", "24.5 kg", "17 °C", "2 kVA", "28 days", "€398.60".

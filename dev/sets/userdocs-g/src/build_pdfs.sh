@@ -1,0 +1,6 @@
+#!/bin/sh
+# Rebuild the two PDFs in docs/ from their HTML sources in src/: runs the shared ../../build_pdfs.sh.
+# Run: sh src/build_pdfs.sh   (from anywhere; needs chromium on the PATH, e.g. /usr/bin/chromium)
+# Then check the text layer, e.g.: pdftotext docs/climbing-gym/duty-handbook-2022.pdf - | head
+here=$(dirname "$0")
+exec sh "$here/../../build_pdfs.sh" "$here/.." duty-handbook-2022:climbing-gym new-client-booklet-2021:vet-clinic
