@@ -39,17 +39,20 @@ _MEASURES = (r"torque|pressure|weight|mass|temperature|voltage|current|power|wat
              r"duration|elongation|threshold|percentage|wetness|humidity|aperture|resolution|frequency|"
              r"magnitude|dose|dosage|tolerance|clearance|size|yield|density|concentration|fare|wage|premium|"
              r"deposit|subscription")
+
+
+def _named_measure(words: str) -> str:
+    """"what (is the) [up to three words] <measure>" where the measure heads its phrase."""
+    return (rf"\b(what|which)(?:['’]s)?\s+(?:(?:is|was|are|were)\s+)?(?:the\s+)?(?:[a-z][\w'’\-]*\s+){{0,3}}?"
+            rf"(?:{words})s?(?=\s+(?:of|for|does|do|did|is|was|are|were|should|must|can|will|at|on|in|when|with|to|"
+            rf"per|from|than)\b|\s*[?,]|\s*$)")
+
+
+_MEASURE_Q = re.compile(rf"{_named_measure(_MEASURES)}|\bhow (heavy|wide|deep|high|fast|hot|cold|expensive)\b"
+                        rf"|\bhow long\b(?! ago)", re.IGNORECASE)
 # The measures that are money: "what's our fee for a rabies shot" is answered "$52.00", not "14%".
-_MONEY_MEASURES = r"price|cost|fee|charge|rent|salary|fare|wage|premium|deposit|subscription"
-_MONEY_MEASURE_Q = re.compile(rf"\b(what|which)(?:['’]s)?\s+(?:(?:is|was|are|were)\s+)?(?:the\s+)?"
-                              rf"(?:[a-z][\w'’\-]*\s+){{0,3}}?(?:{_MONEY_MEASURES})s?(?=\s+(?:of|for|does|do|did|is|was|"
-                              rf"are|were|should|must|can|will|at|on|in|when|with|to|per|from|than)\b|\s*[?,]|\s*$)",
-                              re.IGNORECASE)
-_MEASURE_Q = re.compile(rf"\b(what|which)(?:['’]s)?\s+(?:(?:is|was|are|were)\s+)?(?:the\s+)?"
-                        rf"(?:[a-z][\w'’\-]*\s+){{0,3}}?"
-                        rf"(?:{_MEASURES})s?(?=\s+(?:of|for|does|do|did|is|was|are|were|should|must|can|will|at|on|"
-                        rf"in|when|with|to|per|from|than)\b|\s*[?,]|\s*$)|\bhow (heavy|wide|deep|high|fast|hot|cold|"
-                        rf"expensive)\b|\bhow long\b(?! ago)", re.IGNORECASE)
+_MONEY_MEASURE_Q = re.compile(_named_measure(r"price|cost|fee|charge|rent|salary|fare|wage|premium|deposit|"
+                                             r"subscription"), re.IGNORECASE)
 _CODE_Q = re.compile(r"\b((part|serial|frame|model|order|reference|registration|id|version|item|product|sail|phone|"
                      r"telephone|mobile|account|membership|policy|meter|customer|booking|invoice|licen[cs]e|vehicle|"
                      r"chassis|engine|hull|tracking|case|ticket) (number|no\.?|code)|sku|(mac|ip|i2c|hex|memory|bus|"
