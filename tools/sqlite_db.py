@@ -11,9 +11,13 @@ so two processes creating the same new store cannot both build it.
 
 from __future__ import annotations
 
+import asyncio
+import random
 import sqlite3
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 # Long enough for another process's checkpoint or migration; a writer holds the lock for milliseconds.
 BUSY_TIMEOUT_S = 30.0
@@ -29,13 +33,48 @@ def connect(path: Path, *, timeout_s: float = BUSY_TIMEOUT_S) -> sqlite3.Connect
     path.parent.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=timeout_s)
     try:
-        if str(conn.execute("PRAGMA journal_mode").fetchone()[0]).lower() != "wal":
-            conn.execute("PRAGMA journal_mode=WAL")
+        _use_wal(conn, timeout_s)
         conn.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL survives process kills
     except BaseException:
         conn.close()
         raise
     return conn
+
+
+def _use_wal(conn: sqlite3.Connection, timeout_s: float) -> None:
+    """Switch the file to WAL unless it uses it. The switch needs the file alone for a moment, and SQLite answers
+    "database is locked" at once, without its busy wait, while another connection writes (three processes opening
+    one new store at once: one of them failed). So a locked switch is retried until `timeout_s`; a file system that
+    cannot do WAL keeps its journal mode, as before."""
+    deadline = time.monotonic() + timeout_s
+    while str(conn.execute("PRAGMA journal_mode").fetchall()[0][0]).lower() != "wal":
+        try:
+            conn.execute("PRAGMA journal_mode=WAL").fetchall()
+            return
+        except sqlite3.OperationalError as exc:
+            time.sleep(wal_retry_pause(exc, deadline))
+
+
+async def use_wal_async(conn: Any, timeout_s: float = BUSY_TIMEOUT_S) -> None:
+    """`_use_wal` on an aiosqlite connection (LangGraph's checkpoint store: two servers first running in one data
+    directory at once)."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        async with conn.execute("PRAGMA journal_mode") as cursor:
+            if str((await cursor.fetchone())[0]).lower() == "wal":
+                return
+        try:
+            await (await conn.execute("PRAGMA journal_mode=WAL")).close()
+            return
+        except sqlite3.OperationalError as exc:
+            await asyncio.sleep(wal_retry_pause(exc, deadline))
+
+
+def wal_retry_pause(exc: sqlite3.OperationalError, deadline: float) -> float:
+    """How long to wait before switching to WAL again; the error itself when it is no lock or the deadline passed."""
+    if "locked" not in str(exc) and "busy" not in str(exc) or time.monotonic() >= deadline:
+        raise exc
+    return random.uniform(0.01, 0.05)  # apart from the others waiting for it
 
 
 def statements(script: str) -> Iterator[str]:

@@ -69,6 +69,7 @@ async def _checkpointer(stack: AsyncExitStack, path: Path | None):
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         conn = await stack.enter_async_context(aiosqlite.connect(path, timeout=sqlite_db.BUSY_TIMEOUT_S))
+        await sqlite_db.use_wal_async(conn)  # LangGraph's own switch fails at once while another process writes
         saver = AsyncSqliteSaver(conn)
         await saver.setup()
     except sqlite3.DatabaseError as exc:
