@@ -52,25 +52,27 @@ def _use_wal(conn: sqlite3.Connection, timeout_s: float) -> None:
             conn.execute("PRAGMA journal_mode=WAL").fetchall()
             return
         except sqlite3.OperationalError as exc:
-            time.sleep(wal_retry_pause(exc, deadline))
+            time.sleep(_wal_retry_pause(exc, deadline))
 
 
 async def use_wal_async(conn: Any, timeout_s: float = BUSY_TIMEOUT_S) -> None:
     """`_use_wal` on an aiosqlite connection (LangGraph's checkpoint store: two servers first running in one data
     directory at once)."""
     deadline = time.monotonic() + timeout_s
-    while True:
-        async with conn.execute("PRAGMA journal_mode") as cursor:
-            if str((await cursor.fetchone())[0]).lower() == "wal":
-                return
+    while await _journal_mode(conn) != "wal":
         try:
             await (await conn.execute("PRAGMA journal_mode=WAL")).close()
             return
         except sqlite3.OperationalError as exc:
-            await asyncio.sleep(wal_retry_pause(exc, deadline))
+            await asyncio.sleep(_wal_retry_pause(exc, deadline))
 
 
-def wal_retry_pause(exc: sqlite3.OperationalError, deadline: float) -> float:
+async def _journal_mode(conn: Any) -> str:
+    async with conn.execute("PRAGMA journal_mode") as cursor:
+        return str((await cursor.fetchone())[0]).lower()
+
+
+def _wal_retry_pause(exc: sqlite3.OperationalError, deadline: float) -> float:
     """How long to wait before switching to WAL again; the error itself when it is no lock or the deadline passed."""
     if "locked" not in str(exc) and "busy" not in str(exc) or time.monotonic() >= deadline:
         raise exc

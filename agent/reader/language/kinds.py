@@ -53,13 +53,15 @@ _MEASURE_Q = re.compile(rf"{_named_measure(_MEASURES)}|\bhow (heavy|wide|deep|hi
 # The measures that are money: "what's our fee for a rabies shot" is answered "$52.00", not "14%".
 _MONEY_MEASURE_Q = re.compile(_named_measure(r"price|cost|fee|charge|rent|salary|fare|wage|premium|deposit|"
                                              r"subscription"), re.IGNORECASE)
+# A number asked for by what one does with it: "what number should I ring" (a phone number).
+_RING = r"number\s+(?:should|do|can|could|shall)\s+\w+\s+(?:ring|call|phone|dial|text)\b"
 _CODE_Q = re.compile(r"\b((part|serial|frame|model|order|reference|registration|id|version|item|product|sail|phone|"
                      r"telephone|mobile|account|membership|policy|meter|customer|booking|invoice|licen[cs]e|vehicle|"
                      r"chassis|engine|hull|tracking|case|ticket) (number|no\.?|code)|sku|(mac|ip|i2c|hex|memory|bus|"
                      r"network|wi-?fi) address|identifier|firmware version|licen[cs]e plate|mmsi|iban|mprn|mpan|"
                      r"(?:meter point|booking|payment|customer|account|order|policy|supply|tracking) reference)\b"
                      # "what number should I ring", "the gas meter point reference"
-                     r"|\b(?:what|which)\s+number\s+(?:should|do|can|could|shall)\s+\w+\s+(?:ring|call|phone|dial|text)\b"
+                     r"|\b(?:what|which)\s+" + _RING +
                      # a number named by what it identifies: "the club's affiliation number", "which Portsmouth number"
                      r"|\b(?:what|which)(?:'s|’s|\s+is|\s+was)?\s+(?:the\s+)?(?:[\w'’-]+\s+){1,4}number\b(?!\s+(?:of|named|called)\b)"
                      r"|\b(?:what|which)(?:'s|’s|\s+is)?\s+(?:the\s+)?(?:[\w-]+\s+){0,3}reference\b(?!\s+(?:to|of|for)\b)"
@@ -72,8 +74,8 @@ _CODE_Q = re.compile(r"\b((part|serial|frame|model|order|reference|registration|
 _FORMATS = (
     (re.compile(r"\bmac\s+address", re.IGNORECASE), re.compile(r"(?:[0-9A-Fa-f]{2}[:-]){5}[0-9A-Fa-f]{2}")),
     (re.compile(r"\bip\s+address", re.IGNORECASE), re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")),
-    (re.compile(r"\b(?:phone|telephone|mobile|cell|fax)\s+(?:number|no\b)|\bnumber\s+(?:should|do|can|could|shall)\s+\w+"
-                r"\s+(?:ring|call|phone|dial|text)\b", re.IGNORECASE), re.compile(r"[+(]?\d[\d ()\-.]{6,}\d")),
+    (re.compile(r"\b(?:phone|telephone|mobile|cell|fax)\s+(?:number|no\b)|\b" + _RING, re.IGNORECASE),
+     re.compile(r"[+(]?\d[\d ()\-.]{6,}\d")),
 )
 
 
