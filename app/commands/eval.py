@@ -20,13 +20,14 @@ if TYPE_CHECKING:
     from deepresearch.evals.scoring.aggregate import EvalSummary
 
 eval_app = typer.Typer(
-    help="Benchmark systems (closed-book, retrieve, agent-loop, graph) on a QA set with its corpus.",
+    help="Benchmark systems (closed-book, retrieve, agent-loop, graph, reader) on a QA set with its corpus.",
     invoke_without_command=True,
     epilog="""Examples:
   deepresearch eval --dataset demo --split dev --limit 20 --system closed-book,graph --out out/base
   deepresearch eval --questions qa.jsonl --corpus corpus.jsonl --split dev --limit 50 --system graph --out out/base
   deepresearch eval --questions qa.jsonl --corpus corpus.jsonl --system closed-book,retrieve,graph --out out/all
   deepresearch eval --questions my-questions.jsonl --docs ~/notes --system graph --out out/notes
+  deepresearch eval --questions my-questions.jsonl --docs ~/notes --system reader --out out/notes-reader
   deepresearch eval compare out/base out/trained
   deepresearch eval report out/base
   deepresearch eval unanswerable --questions qa.jsonl --corpus corpus.jsonl --split dev --limit 40 --out out/unans
@@ -114,7 +115,7 @@ def run(
                                      "the corpus, instead of --corpus; gold_doc_ids are file paths inside it"),
     index: str | None = typer.Option(None, "--index", help="a built local index as the corpus, instead of --corpus"),
     system: list[str] = typer.Option(
-        [], "--system", help="closed-book | retrieve | agent-loop | graph (repeat, or comma-separate)"
+        [], "--system", help="closed-book | retrieve | agent-loop | graph | reader (repeat, or comma-separate)"
     ),
     out_dir: Path | None = typer.Option(None, "--out", help="results, report and plots go here (resumable)"),
     limit: int | None = typer.Option(None, "--limit", help="only the first N questions (seeded order)"),
@@ -149,7 +150,7 @@ def run(
         corpus = _corpus_of(docs, index, out_dir)
     systems = _systems(system)
     if not systems:
-        raise fail("--system is required: closed-book, retrieve, agent-loop or graph")
+        raise fail("--system is required: closed-book, retrieve, agent-loop, graph or reader")
     if concurrency is not None and concurrency < 1:
         raise fail(f"--concurrency must be at least 1 (got {concurrency})")
     if temperature is not None and not 0.0 <= temperature <= 5.0:

@@ -1,9 +1,10 @@
-"""The four systems an eval compares, all on the same model, adapter and budget.
+"""The systems an eval compares, all on the same model, adapter and budget.
 
     closed-book  one LLM call, no tools
     retrieve     top-k search through the real search tool, then one LLM call over the passages
     agent-loop   one model in a bounded search/open loop, then one answer call
     graph        the full Planner–Coordinator–Executor graph (`deepresearch.agent.graph.run.research`)
+    reader       the graph's answer reader alone over the question's own search, no LLM call (reader_system.py)
 
 Each returns a `SystemOutput`; every LLM and tool call is in the trace store, tagged with the
 eval id, the system and the question id.
@@ -34,7 +35,7 @@ from deepresearch.evals.scoring.metrics import answer_in_text, normalize_answer
 if TYPE_CHECKING:
     from deepresearch.agent.trace.store import TraceStore
 
-SYSTEM_NAMES = ("closed-book", "retrieve", "agent-loop", "graph")
+SYSTEM_NAMES = ("closed-book", "retrieve", "agent-loop", "graph", "reader")
 TOOL_FREE_SYSTEMS = frozenset({"closed-book"})
 _MAX_ANSWER_CHARS = 300
 _JSON_ANSWER = re.compile(r'"answer"\s*:\s*"((?:[^"\\]|\\.)*)')
@@ -111,11 +112,11 @@ def cite(n: int, hit: Hit, answer: str, tools: EvalTools) -> EvalCitation:
     )
 
 
-def _full_text(hit: Hit, tools: EvalTools) -> str:
+def source_text(hit: Hit, tools: EvalTools) -> str:
     return (tools.doc_text(hit.doc_id) if hit.doc_id else None) or hit.text
 
 
-async def _guarded(rec: RunRecorder, body: Callable[[], Awaitable[SystemOutput]]) -> SystemOutput:
+async def guarded(rec: RunRecorder, body: Callable[[], Awaitable[SystemOutput]]) -> SystemOutput:
     """Run a baseline; a failure becomes an `error` result instead of ending the eval."""
     try:
         return await body()
@@ -132,7 +133,7 @@ async def _answer_over(
     """One answer call over numbered sources; returns the answer and its (0 or 1) citation."""
     tools = ctx.require_tools()
     clip = ctx.agent.evidence_chars
-    blocks = [(n, h.title, _full_text(h, tools)[:clip]) for n, h in shown]
+    blocks = [(n, h.title, source_text(h, tools)[:clip]) for n, h in shown]
     system_prompt = prompts.RETRIEVE_SYSTEM if shown else prompts.CLOSED_BOOK_SYSTEM
     schema = prompts.cited_answer_schema([n for n, _ in shown]) if shown else prompts.ANSWER_SCHEMA
     messages = [
@@ -165,7 +166,7 @@ async def run_closed_book(question: EvalQuestion, ctx: SystemContext) -> SystemO
         answer, _ = parse_answer(completion)
         return rec.finish(answer=answer, citations=[], stop_reason="finished", evidence=None, retrieved_doc_ids=[])
 
-    return await _guarded(rec, body)
+    return await guarded(rec, body)
 
 
 async def run_retrieve(question: EvalQuestion, ctx: SystemContext) -> SystemOutput:
@@ -179,10 +180,10 @@ async def run_retrieve(question: EvalQuestion, ctx: SystemContext) -> SystemOutp
         answer, citations = await _answer_over(rec, ctx, question, shown, "retrieve")
         return rec.finish(
             answer=answer, citations=citations, stop_reason="finished",
-            evidence=[_full_text(h, tools) for h in hits], retrieved_doc_ids=[h.doc_id for h in hits if h.doc_id],
+            evidence=[source_text(h, tools) for h in hits], retrieved_doc_ids=[h.doc_id for h in hits if h.doc_id],
         )
 
-    return await _guarded(rec, body)
+    return await guarded(rec, body)
 
 
 class _LoopSources:
@@ -281,7 +282,7 @@ async def run_agent_loop(question: EvalQuestion, ctx: SystemContext) -> SystemOu
             retrieved_doc_ids=[h.doc_id for h in sources.hits if h.doc_id],
         )
 
-    return await _guarded(rec, body)
+    return await guarded(rec, body)
 
 
 SystemFn = Callable[[EvalQuestion, SystemContext], Awaitable[SystemOutput]]
@@ -289,9 +290,11 @@ SystemFn = Callable[[EvalQuestion, SystemContext], Awaitable[SystemOutput]]
 
 def get_system(name: str) -> SystemFn:
     from deepresearch.evals.run.graph_system import run_graph
+    from deepresearch.evals.run.reader_system import run_reader
 
     table: dict[str, SystemFn] = {
         "closed-book": run_closed_book, "retrieve": run_retrieve, "agent-loop": run_agent_loop, "graph": run_graph,
+        "reader": run_reader,
     }
     if name not in table:
         raise ValueError(f"unknown system '{name}' (choose from {', '.join(SYSTEM_NAMES)})")
