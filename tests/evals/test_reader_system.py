@@ -14,7 +14,7 @@ from deepresearch.evals.run.results import score_output
 from deepresearch.evals.run.systems import SYSTEM_NAMES, SystemContext
 
 from tests.evals.scripted_model import ScriptedModel
-from tests.evals.test_cli import cli  # noqa: F401 - the CLI fixture
+from tests.evals.test_cli import _one_line_error, cli  # noqa: F401 - the CLI fixture
 from tests.evals.test_systems import world  # noqa: F401 - the real index, local web and tools
 
 
@@ -83,3 +83,13 @@ def test_cli_reader_over_a_folder_of_notes(cli, tmp_path: Path, monkeypatch) -> 
     assert answers["none"]["output"]["answer"] == "not found"
     assert all(r["output"]["llm_tokens"] == 0 for r in answers.values())
     assert "| metric | reader |" in (tmp_path / "o" / "report.md").read_text()
+
+
+def test_cli_reader_bad_input_is_one_line(cli, tmp_path: Path) -> None:  # noqa: F811
+    qfile = tmp_path / "q.jsonl"
+    qfile.write_text(json.dumps({"id": "a", "question": "Who?", "answer": "x"}) + "\n")
+    _one_line_error(cli("--questions", qfile, "--system", "reader", "--out", tmp_path / "o"),
+                    "system 'reader' searches a corpus: give --corpus FILE")
+    _one_line_error(cli("--questions", qfile, "--system", "readr", "--out", tmp_path / "o"),
+                    "unknown system 'readr' (choose from closed-book, retrieve, agent-loop, graph, reader)")
+    assert not (tmp_path / "o" / "results.jsonl").exists()
