@@ -36,7 +36,7 @@ async def run_reader(question: EvalQuestion, ctx: SystemContext) -> SystemOutput
         hits, _error = await tools.search(rec, question.question[:500], ctx.evals.retrieve_k)
         texts = [source_text(h, tools) for h in hits]
         units = [u for rank, (h, text) in enumerate(zip(hits, texts, strict=True))
-                 for u in evidence_units(text, rank, h.title, h.url or h.doc_id or "")]
+                 for u in evidence_units(text, rank, h.title, _url(h))]
         found = answer_options(question.question, units, pool=ctx.agent.answer_pool)
         answer, citations, confidence = NOT_FOUND, [], None
         if found.choices is not None:  # a fixed form: answered when the evidence decides it, as the graph does
@@ -66,7 +66,12 @@ def _cite(answer: str, url: str, quote: str, hits: list[Hit], texts: list[str], 
     """The answer's unit as its one citation: verified, as the graph's, when the quote stands in its source's text
     and is about the question (`about`: relevance.py's ABOUT)."""
     for n, (hit, text) in enumerate(zip(hits, texts, strict=True), start=1):
-        if (hit.url or hit.doc_id or "") == url:
+        if _url(hit) == url:
             verified = about and quote_supported(quote, text)
             return [EvalCitation(n=n, source=url, doc_id=hit.doc_id, quote=quote, claim=answer, verified=verified)]
     return []
+
+
+def _url(hit: Hit) -> str:
+    """Where a unit says it comes from, and so where its answer's citation points."""
+    return hit.url or hit.doc_id or ""
