@@ -204,3 +204,13 @@ def test_a_setext_heading_and_a_field_wrapped_after_a_comma():
     assert "Harbour Rowing Club" not in texts  # the title is a heading, no unit of its own
     assert next(u for u in units if u.text.startswith("Apologies")).kind == "field"
     assert next(u for u in units if "trailer" in u.text).heading == "Boats"
+
+
+def test_a_count_is_no_amount_of_money_or_share():
+    fees = units("Neutering fees\n| Procedure | Fee |\n| Rescue cat spay or neuter | $95.00 |\n"
+                 "Members get 10% off day entry.")
+    assert rank_candidates("How many rescue cats did we spay last year?", fees, k=9) == []
+    assert rank_candidates("How many members get a discount?", fees, k=9) == []
+    assert rank_candidates("How many dollars is a rescue cat spay?", fees, k=9)[0].text == "$95.00"
+    counted = units("We spayed 37 rescue cats in 2024, at $95.00 each.")
+    assert [c.text for c in rank_candidates("How many rescue cats did we spay in 2024?", counted, k=9)][0] == "37"

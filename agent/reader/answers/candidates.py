@@ -29,8 +29,10 @@ from ..document.text import without_disambiguation
 from ..language.categories import asks_category, asks_shared, category_spans
 from ..language.kinds import (
     ASKS_YEAR,
+    amount_or_share,
     answer_kind,
     asked_format,
+    asks_count,
     asks_measure,
     asks_money,
     asks_nationality,
@@ -161,6 +163,7 @@ def rank_candidates(question: str, sentences: Iterable[EvidenceSentence], k: int
     asks_year = kind == "date" and ASKS_YEAR.search(question) is not None
     measure = kind == "number" and asks_measure(question)
     money = kind == "number" and asks_money(question)
+    counting = kind == "number" and not money and asks_count(question)
     unit = kind == "number" and prefers_unit(question)
     asked = asked_words(question)
     pinned = anchors(question)  # the days and codes the question names
@@ -194,6 +197,7 @@ def rank_candidates(question: str, sentences: Iterable[EvidenceSentence], k: int
             [(s, "") for s in classes[index]] if classes is not None else \
             [(s, label) for s, label in labelled_spans(sent, lists)
              if fits(s, kind, asks == "place", measure and not label, money and not money_label(label))
+             and not (counting and amount_or_share(sent.text, s))
              and (shape is None or shape.fullmatch(s.text))]
         if not spans:
             continue

@@ -143,6 +143,27 @@ def asks_measure(question: str) -> bool:
     return _MEASURE_Q.search(_without_titles(without_setting(question))) is not None
 
 
+# "How many cats did we spay": a count of things, which no amount of money and no percentage answers ("$95.00", "10%"
+# stand in rows about cats and members). "How many dollars / pounds …" counts money, and is left out.
+_COUNT_Q = re.compile(r"\bhow\s+many\s+(?!(?:dollars|pounds|euros|cents|pence|percent|per\s*cent)\b)", re.IGNORECASE)
+
+
+def asks_count(question: str) -> bool:
+    """"How many cats …", "how many members": a count, answered by a number that is no amount of money or share."""
+    return _COUNT_Q.search(without_setting(question)) is not None
+
+
+_SHARE_AFTER = re.compile(r"\s?(?:%|per\s?cent\b|percent\b)", re.IGNORECASE)
+
+
+def amount_or_share(text: str, span: Span) -> bool:
+    """An amount of money or a percentage, or a number inside one ("10" of "10% off", "95" of "$95"): no count."""
+    if CURRENCY.search(span.text) or "%" in span.text:
+        return True
+    before = text[max(0, span.start - 4):span.start]
+    return _SHARE_AFTER.match(text, span.start + len(span.text)) is not None or CURRENCY.search(before) is not None
+
+
 def asks_money(question: str) -> bool:
     """An amount of money, asked by its verb ("what did we pay for …", "what would a business be charged", "how much
     did they charge"), "how much money", or its name ("what's the fee for …")."""
