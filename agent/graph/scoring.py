@@ -59,7 +59,8 @@ async def rerank(ctx: ResearchContext, question: str, candidates: list[Candidate
         ctx.record(AnswerScored(error=str(exc)))
         return candidates
     likelihood = {cand.text: ll for cand, ll in zip(candidates, scored, strict=True)}
-    out = sorted((replace(c, score=c.score + LIKELIHOOD_WEIGHT * likelihood[c.text]) for c in candidates),
+    out = sorted((replace(c, score=c.score + LIKELIHOOD_WEIGHT * likelihood[c.text], likelihood=likelihood[c.text])
+                  for c in candidates),
                  key=lambda c: -c.score)
     ctx.record(AnswerScored(template=TEMPLATE_VERSION, weight=LIKELIHOOD_WEIGHT, adapter=adapter, candidates=[
         ScoredCandidate(c.text, features=round(c.score - LIKELIHOOD_WEIGHT * likelihood[c.text], 4),

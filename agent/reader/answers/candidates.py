@@ -72,6 +72,7 @@ class Candidate:
     url: str = ""  # that source
     count: int = 1
     features: dict[str, float] = field(default_factory=dict)  # what the score weighs (see W)
+    likelihood: float | None = None  # the policy's mean log-likelihood of it (graph/scoring.py); None: not scored
 
 
 # Feature weights (tuned on pool *train* questions; the eval's dev questions were not looked at).
