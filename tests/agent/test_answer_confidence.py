@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import math
 
+from deepresearch.agent.config import AgentSettings
 from deepresearch.agent.reader import answer_confidence
 from deepresearch.agent.reader.answers.candidates import Candidate
 from deepresearch.agent.reader.trust.confidence import LL_TYPICAL, LL_WEIGHT
+
+from .conftest import default_script, run
+from .fakes import ScriptedModel
 
 FEATURES = {"relation": 1.0, "near": 1.0, "typed": 1.0}
 
@@ -34,3 +38,25 @@ def test_a_pick_the_policy_finds_unlikely_is_less_likely_right():
     lower = [confidence(LL_TYPICAL - d) for d in (0.5, 2.0, 6.0)]
     assert confidence(None) > lower[0] > lower[1] > lower[2]
     assert math.isclose(logit(confidence(None)) - logit(lower[1]), LL_WEIGHT * 2.0)  # the fit's term, in the logit
+
+
+async def test_a_pick_the_policy_finds_unlikely_is_held_back(toolbox, store):
+    """The same evidence and pick: answered when the model reads it as likely, "not found" when it reads every
+    candidate as unlikely, at a threshold between the two confidences (agent/reader/trust/confidence.py)."""
+    question = "Who wrote the first published algorithm for the engine?"
+
+    async def judged(likelihood: float, threshold: float):
+        model = ScriptedModel(default_script(("Ada Lovelace",)))
+        model.scorer = lambda prompt, cand: likelihood  # every candidate alike: the features' order stands
+        result = await run(model, toolbox, store, question=question,
+                           settings=AgentSettings(min_answer_confidence=threshold))
+        return result, store.events(result.run_id, "citation_check")[-1].payload["judgement"]
+
+    _, sure = await judged(-0.1, 0.0)
+    _, unsure = await judged(-8.0, 0.0)
+    assert sure["candidate"] == unsure["candidate"] and unsure["confidence"] < sure["confidence"]
+    between = (sure["confidence"] + unsure["confidence"]) / 2
+    answered, _ = await judged(-0.1, between)
+    held, judgement = await judged(-8.0, between)
+    assert answered.answer == sure["candidate"] and held.answer == "not found" and judgement["abstained"]
+    assert "Best guess held back" in held.report

@@ -396,26 +396,3 @@ async def test_the_writer_cannot_abstain_over_an_answer_the_judgement_offered(to
     result = await run(ScriptedModel(script), toolbox, store, question="Who designed the Analytical Engine?")
     assert result.answer == "Charles Babbage"
     assert "Charles Babbage" in offered[0] and "not found" not in offered[0]
-
-
-
-async def test_a_pick_the_policy_finds_unlikely_is_held_back(toolbox, store):
-    """The same evidence and pick: answered when the model reads it as likely, "not found" when it reads every
-    candidate as unlikely, at a threshold between the two confidences (agent/reader/trust/confidence.py)."""
-    question = "Who wrote the first published algorithm for the engine?"
-
-    async def judged(likelihood: float, threshold: float):
-        model = ScriptedModel(default_script(("Ada Lovelace",)))
-        model.scorer = lambda prompt, cand: likelihood  # every candidate alike: the features' order stands
-        result = await run(model, toolbox, store, question=question,
-                           settings=AgentSettings(min_answer_confidence=threshold))
-        return result, store.events(result.run_id, "citation_check")[-1].payload["judgement"]
-
-    _, sure = await judged(-0.1, 0.0)
-    _, unsure = await judged(-8.0, 0.0)
-    assert sure["candidate"] == unsure["candidate"] and unsure["confidence"] < sure["confidence"]
-    between = (sure["confidence"] + unsure["confidence"]) / 2
-    answered, _ = await judged(-0.1, between)
-    held, judgement = await judged(-8.0, between)
-    assert answered.answer == sure["candidate"] and held.answer == "not found" and judgement["abstained"]
-    assert "Best guess held back" in held.report

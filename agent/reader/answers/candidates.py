@@ -90,9 +90,7 @@ class Candidate:
 W = {"about": 0.5, "relation": 3.0, "near": 1.5, "novel": 2.0, "source": 0.4, "typed": 1.5, "shape": 1.0,
      "kind": 1.0, "bridge": -0.5, "repeats": 0.2, "category": 3.0, "column": 3.0, "later": 1.0, "corrects": 1.0,
      "row_about": 1.5, "stale": -3.0, "stamp": 1.0, "anchor": 1.0, "link": 1.0, "unit_fit": 1.0}
-# Asked what two things both are, a class that two sources give ranks this much higher (pool train top-1 of the 40
-# "what type/kind/profession" questions: 1 without it, 2 at 1.0, 3 at 2.0 and 3.0).
-SHARED_CLASS = 2.0
+SHARED_CLASS = 2.0  # a class two sources give, for what two things both are (pool train top-1 of 40: 1 → 3)
 RECENT_RELATION = 0.25  # share of the question's relation words a unit must hold for its date to count
 
 # For the bridge of a multi-hop question, being named where the question's entities are matters most.
