@@ -154,6 +154,13 @@ class AgentSettings(BaseModel):
         0.15, ge=0.0, le=1.0, description="make no follow-up hop when the first round's best answer is at least this "
         "likely right (0: always hop)"
     )
+    # A hop run's candidates (the first round's and the hop's) re-scored by how like their sentence is to what the
+    # question still asks about the bridge (MiniLM cosine of "rest of the question + bridge"), before the pool is
+    # cut to agent.answer_pool. Chosen on pool *train*, simulated evidence (dev/LOG.md, session 79).
+    hop_likeness_weight: float = Field(
+        0.0, ge=0.0, le=50.0, description="last hop: weight of the likeness of a candidate's sentence to the rest of "
+        "the question about the bridge (0: off)"
+    )
     # Checked before a run starts: a question that cannot fit the prompts is the user's input to fix
     # (exit 2), not a model failure discovered minutes later.
     max_question_chars: int = Field(

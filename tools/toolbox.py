@@ -9,7 +9,8 @@
 from __future__ import annotations
 
 import functools
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit
 
 from deepresearch.tools.base import Tool, ToolOutcome
@@ -25,14 +26,19 @@ from deepresearch.tools.sandbox.tool import PythonTool
 from deepresearch.tools.search.cache import SearchCache
 from deepresearch.tools.search.tool import SearchTool
 
+if TYPE_CHECKING:
+    from deepresearch.tools.embedding import Embedder
+
 
 class Toolbox:
     def __init__(
         self, tools: list[Tool], *, registry: IndexRegistry, local_indexes: list[LocalIndex],
         unavailable: dict[str, str] | None = None, offline: bool = False, local_web_url: str | None = None,
-        cache: SearchCache | None = None,
+        cache: SearchCache | None = None, embed: Callable[[list[str]], list[list[float]]] | None = None,
     ):
         self._tools = {tool.name: tool for tool in tools}
+        # Sentence embeddings (tools/embedding.py) for the writer's last-hop likeness; None: not available here.
+        self.embed = embed
         self.registry = registry
         self.local_indexes = local_indexes
         self.unavailable = dict(unavailable or {})
@@ -155,11 +161,14 @@ def build_toolbox(
     )
 
     @functools.cache
-    def memory_store() -> MemoryStore:
+    def embedder() -> Embedder:  # loaded on first use, by memory or by the writer's last hop
         from deepresearch.tools.embedding import Embedder
 
-        embedder = Embedder(settings.embedding.model_dir, max_chars=settings.embedding.max_chars)
-        return MemoryStore(settings.memory_dir, embedder, settings.memory.collection)
+        return Embedder(settings.embedding.model_dir, max_chars=settings.embedding.max_chars)
+
+    @functools.cache
+    def memory_store() -> MemoryStore:
+        return MemoryStore(settings.memory_dir, embedder(), settings.memory.collection)
 
     def recall_indexes() -> list[LocalIndex]:
         names = settings.memory.recall_indexes or registry.names()
@@ -185,5 +194,5 @@ def build_toolbox(
     ]
     return Toolbox(
         tools, registry=registry, local_indexes=local_indexes, unavailable=unavailable, offline=offline,
-        local_web_url=searxng_url, cache=cache,
+        local_web_url=searxng_url, cache=cache, embed=lambda texts: embedder().embed(texts),
     )

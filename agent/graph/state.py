@@ -18,6 +18,7 @@ class PlanStep(TypedDict):
     status: StepStatus
     round: int  # coordinator round that dispatched it (-1 until dispatched)
     bridge: NotRequired[str]  # a follow-up hop: the entity of the findings this step searches for
+    rest: NotRequired[str]  # a follow-up hop: the question's words the sentence naming the bridge leaves open
 
 
 class Finding(TypedDict):

@@ -11,7 +11,8 @@ the trainer and the evals import it from here, this face.
 - answers/: answer_options(question, sentences, pool=, bridges=) — the writer's choices, the one the evidence
   decides for, the ranked spans; bridge_options (a multi-hop question's follow-up names); labelled_spans (a
   unit's answer spans, each with its column or key; the trainer's question synthesis builds on it); the likelihood
-  template, weight and roles (the graph's scoring.py makes the calls)
+  template, weight and roles (the graph's scoring.py makes the calls); rest_of_question (what a multi-hop question
+  still asks once its bridge is known)
 - language/ also: question_kind (a factoid question, one answer span, or an open one: explain, compare, summarise,
   list: a report), question_parts (the things an open question covers one by one), asks_beyond_names (a search asks
   more than the question's names), speaks_of (a quote names what a question is about itself)
@@ -23,6 +24,7 @@ The packages import downwards in that order, and document/ and language/ import 
 
 from .answers.candidates import Candidate
 from .answers.candidates import W as FEATURE_WEIGHTS
+from .answers.hop_question import rest_of_question
 from .answers.likelihood import (
     ANSWER_ROLE,
     BRIDGE_ROLE,
@@ -52,5 +54,5 @@ __all__ = [
     "split_sentences", "read_units", "evidence_units", "Unit", "is_masthead", "ABOUT", "answer_confidence", "Relevance",
     "RelevanceReader", "texts_about", "ABOUT_WEIGHT", "by_relevance", "FEATURE_WEIGHTS",
     "QuestionKind", "question_kind", "question_parts",
-    "asks_beyond_names", "speaks_of", "Span", "labelled_spans", "answer_kind",
+    "asks_beyond_names", "speaks_of", "Span", "labelled_spans", "answer_kind", "rest_of_question",
 ]

@@ -165,7 +165,8 @@ def run(
     policy = RunPolicy(adapter=answering, temperature=temp, max_tokens=settings.model.max_tokens)
     try:
         plan = plan_eval(EvalSelection(questions=questions, corpus=corpus, split=split, limit=limit), systems=systems,
-                         out_dir=out_dir, model_name=settings.model.name, seed=evals.seed, policy=policy)
+                         out_dir=out_dir, model_name=settings.model.name, seed=evals.seed, policy=policy,
+                         agent=settings.agent)
     except (EvalError, DatasetError) as exc:
         raise fail(str(exc)) from None
     err.print(

@@ -115,6 +115,8 @@ def _header(out_dir: Path) -> list[str]:
         f"- corpus: `{manifest.corpus_path or '–'}`",
         f"- model: {manifest.model}, adapter: {manifest.adapter or 'base'}, temperature {manifest.temperature}",
         f"- started: {manifest.created_at}",
+        *([f"- agent settings changed: {', '.join(f'{k} = {v}' for k, v in manifest.agent_changes.items())}"]
+          if manifest.agent_changes else []),
     ]
 
 

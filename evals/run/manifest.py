@@ -1,6 +1,6 @@
 """manifest.json: what an eval directory holds, so a resumed eval is the same eval.
 
-Resuming with other questions, seed, split, adapter or model would mix two evals' results in
+Resuming with other questions, seed, split, adapter, model or agent settings would mix two evals' results in
 one file; that is refused with the field that differs. More systems or a larger --limit are
 fine: the selection for a larger limit starts with the smaller one.
 """
@@ -12,12 +12,14 @@ import json
 import uuid
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, Field
 
 MANIFEST_FILE = "manifest.json"
 # Fields that must match for results to be comparable within one directory.
-_MUST_MATCH = ("questions_sha256", "corpus_sha256", "split", "seed", "adapter", "model", "temperature")
+_MUST_MATCH = ("questions_sha256", "corpus_sha256", "split", "seed", "adapter", "model", "temperature",
+               "agent_changes")
 
 
 class EvalMismatch(ValueError):
@@ -49,10 +51,25 @@ class EvalManifest(BaseModel):
     model: str = ""
     temperature: float = 0.0
     question_ids: list[str] = Field(default_factory=list)
+    # The agent settings that differ from their defaults (dotted names), e.g. one set by an environment variable:
+    # an eval is read with the settings it ran under.
+    agent_changes: dict[str, Any] = Field(default_factory=dict)
 
     def save(self, out_dir: Path) -> None:
         out_dir.mkdir(parents=True, exist_ok=True)
         (out_dir / MANIFEST_FILE).write_text(self.model_dump_json(indent=2), encoding="utf-8")
+
+
+def changed_settings(settings: BaseModel, defaults: BaseModel, prefix: str = "") -> dict[str, Any]:
+    """The fields of `settings` that differ from `defaults`, nested models flattened to dotted names."""
+    out: dict[str, Any] = {}
+    for name in type(settings).model_fields:
+        value, default = getattr(settings, name), getattr(defaults, name)
+        if isinstance(value, BaseModel) and isinstance(default, BaseModel):
+            out |= changed_settings(value, default, f"{prefix}{name}.")
+        elif value != default:
+            out[f"{prefix}{name}"] = value.as_posix() if isinstance(value, Path) else value
+    return out
 
 
 def load_manifest(out_dir: Path) -> EvalManifest | None:

@@ -38,7 +38,7 @@ from deepresearch.evals.data.dataset import (
 )
 from deepresearch.evals.data.docs_corpus import resolve_gold_ids
 from deepresearch.evals.reports.report import summarize_dir
-from deepresearch.evals.run.manifest import EvalManifest, EvalMismatch, file_sha256, open_manifest
+from deepresearch.evals.run.manifest import EvalManifest, EvalMismatch, changed_settings, file_sha256, open_manifest
 from deepresearch.evals.run.results import QuestionResult, make_result
 from deepresearch.evals.run.results_file import ResultsFile
 from deepresearch.evals.run.systems import SYSTEM_NAMES, TOOL_FREE_SYSTEMS, SystemContext, get_system
@@ -148,11 +148,12 @@ class EvalPlan:
 
 def plan_eval(
     selection: EvalSelection, *, systems: Sequence[str], out_dir: Path, model_name: str, seed: int = 0,
-    policy: RunPolicy = RunPolicy(),
+    policy: RunPolicy = RunPolicy(), agent: AgentSettings | None = None,
 ) -> EvalPlan:
     """Check every input (files, systems, out dir) before any model is loaded; raise EvalError/DatasetError.
     `seed` orders the questions; `policy` is how every system decodes (its adapter and temperature are
-    part of the manifest: a resumed eval must be the same eval)."""
+    part of the manifest: a resumed eval must be the same eval), as are `agent`'s settings that differ from the
+    defaults."""
     questions, corpus, split, limit = selection.questions, selection.corpus, selection.split, selection.limit
     systems = _check_systems(systems)
     tool_systems = [s for s in systems if s not in TOOL_FREE_SYSTEMS]
@@ -173,6 +174,7 @@ def plan_eval(
         corpus_path=str(corpus) if corpus else None, corpus_sha256=file_sha256(corpus), split=split,
         limit=limit, seed=seed, systems=systems, adapter=policy.adapter.label, model=model_name,
         temperature=policy.temperature, question_ids=[q.id for q in chosen],
+        agent_changes=changed_settings(agent, AgentSettings()) if agent is not None else {},
     )
     try:
         manifest = open_manifest(out_dir, wanted)
@@ -215,5 +217,5 @@ async def run_eval(
 ) -> EvalSummary:
     """Plan and execute an eval in one call (what the trainer's publish gate uses)."""
     plan = plan_eval(selection, systems=systems, out_dir=out_dir, model_name=runtime.model.model_name,
-                     seed=runtime.evals.seed, policy=policy)
+                     seed=runtime.evals.seed, policy=policy, agent=runtime.agent)
     return await execute_eval(plan, runtime, progress=progress, retry_errors=retry_errors)

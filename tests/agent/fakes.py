@@ -142,8 +142,9 @@ class DictOpen(BrowserTool):
 class DictToolbox:
     """Same surface as tools.toolbox.Toolbox: names(), plannable(), find(), invoke(), source_text(), close()."""
 
-    def __init__(self, docs: dict[str, tuple[str, str]]):
+    def __init__(self, docs: dict[str, tuple[str, str]], embed: Any = None):
         self.docs = docs
+        self.embed = embed  # sentence embeddings, as Toolbox.embed (None: none here)
         self.tools: dict[str, Tool] = {t.name: t for t in (DictSearch(docs), DictOpen(docs))}
         self.invocations: list[tuple[str, dict]] = []
 

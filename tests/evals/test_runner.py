@@ -6,11 +6,12 @@ import json
 from pathlib import Path
 
 import pytest
-from deepresearch.agent.config import AgentSettings
+from deepresearch.agent.config import AgentSettings, BudgetSettings
 from deepresearch.agent.model.policy import AdapterChoice, RunPolicy
 from deepresearch.agent.trace.store import TraceStore
 from deepresearch.evals.config import EvalSettings
 from deepresearch.evals.data.dataset import load_questions
+from deepresearch.evals.reports.report import _header
 from deepresearch.evals.run.results_file import ResultsFile
 from deepresearch.evals.run.runner import EvalError, EvalRuntime, EvalSelection, plan_eval, run_eval, run_questions
 from deepresearch.evals.run.systems import SystemContext
@@ -155,6 +156,19 @@ async def test_out_dir_of_another_eval_is_refused(qfile: Path, tmp_path: Path, s
     other = write_questions(tmp_path / "other.jsonl", split="test")
     with pytest.raises(EvalError, match="different questions_sha256"):
         plan_eval(EvalSelection(questions=other), systems=["closed-book"], out_dir=out, model_name="scripted")
+
+
+def test_the_manifest_holds_the_agent_settings_changed_and_a_resume_must_match(qfile: Path, tmp_path: Path) -> None:
+    out, selection = tmp_path / "o", EvalSelection(questions=qfile)
+    changed = AgentSettings(hop_likeness_weight=4.0, budget=BudgetSettings(max_rounds=5))
+    plan = plan_eval(selection, systems=["closed-book"], out_dir=out, model_name="m", agent=changed)
+    assert plan.manifest.agent_changes == {"hop_likeness_weight": 4.0, "budget.max_rounds": 5}
+    assert "agent settings changed: budget.max_rounds = 5, hop_likeness_weight = 4.0" in "\n".join(_header(out))
+    with pytest.raises(EvalError, match="different agent_changes"):
+        plan_eval(selection, systems=["closed-book"], out_dir=out, model_name="m", agent=AgentSettings())
+    # An eval run on the defaults (or planned before the field existed) resumes on the defaults.
+    plan_eval(selection, systems=["closed-book"], out_dir=tmp_path / "d", model_name="m", agent=AgentSettings())
+    plan_eval(selection, systems=["closed-book"], out_dir=tmp_path / "d", model_name="m")
 
 
 def test_plan_rejects_bad_input(qfile: Path, tmp_path: Path) -> None:

@@ -20,6 +20,7 @@ from deepresearch.agent.prompts import load_prompt
 from deepresearch.agent.reader import (
     LIKELIHOOD_WEIGHT,
     YES_NO,
+    Candidate,
     EvidenceSentence,
     RelevanceReader,
     answer_choices,
@@ -30,6 +31,7 @@ from deepresearch.agent.reader import (
     normalise,
     question_kind,
     question_parts,
+    rest_of_question,
 )
 from deepresearch.tools.untrusted import fence_untrusted
 from langgraph.runtime import Runtime
@@ -128,7 +130,8 @@ async def bridge_steps(state: ResearchState, ctx: ResearchContext) -> tuple[list
         bridge = out.search
     first = max((s["id"] for s in state.get("plan", [])), default=0) + 1
     steps = [PlanStep(id=first + i, goal=f"find: {name}", tool="search", query=name,
-                      done_when="the missing fact is found", status="pending", round=-1, bridge=name)
+                      done_when="the missing fact is found", status="pending", round=-1, bridge=name,
+                      rest=rest_about(state["question"], name, offered, sentences))
              for i, name in enumerate([bridge, *also])]
     # What the trainer needs to score the names again (train/bridge_examples.py); likelihood 0 when unscored.
     logged = [ScoredCandidate(c.text, features=c.score, likelihood=round(ll, 4), quote=c.quote)
@@ -137,6 +140,16 @@ async def bridge_steps(state: ResearchState, ctx: ResearchContext) -> tuple[list
     ctx.record(BridgeChosen(search=bridge, options=names, step=steps[0], scores=scores or [], candidates=logged,
                             read=list(dict.fromkeys(s["doc_id"] or s["url"] for s in state.get("sources", [])))))
     return steps, usage
+
+
+def rest_about(question: str, name: str, offered: list[Candidate], sentences: list[EvidenceSentence]) -> str:
+    """What the question still asks once `name` is known: its words the sentence that offered the name leaves
+    open (the writer asks the hop's evidence about them: agent/graph/last_hop.py)."""
+    cand = next((c for c in offered if c.text == name), None)
+    if cand is None:  # the model chose a name outside the options (the grammar forbids it): nothing is covered
+        return rest_of_question(question, "", "", name)
+    title = next((s.title for s in sentences if s.url == cand.url), "")
+    return rest_of_question(question, cand.quote, title, name)
 
 
 def first_answer(question: str, sentences: list[EvidenceSentence], pool: int) -> tuple[str, float] | None:

@@ -33,6 +33,7 @@ from ..context import MalformedOutput, ResearchContext
 from ..events import CitationsChecked, OptionDecided
 from ..findings import render_findings, unique_findings
 from ..judgement import AnswerJudgement, render_not_found
+from ..last_hop import by_last_hop, widened_pool
 from ..reading import read_sentences
 from ..report.compose import DirectAnswer, sectioned_report
 from ..report.render import chain_line
@@ -139,8 +140,10 @@ async def offered_answers(state: ResearchState, ctx: ResearchContext,
     re-ranked by the policy's likelihood and offered only when it is likely enough right (else none: the
     answer is "not found")."""
     question, sources = state["question"], state.get("sources", [])
-    hops = {s["id"]: s["bridge"] for s in state.get("plan", []) if s.get("bridge")}
-    found = answer_options(question, reader.units, pool=ctx.settings.answer_pool, bridges=list(hops.values()))
+    steps = {s["id"]: s for s in state.get("plan", []) if s.get("bridge")}
+    hops = {i: s["bridge"] for i, s in steps.items()}
+    wide = widened_pool(ctx, list(steps.values()))
+    found = answer_options(question, reader.units, pool=wide, bridges=list(hops.values()))
     if found.choices is not None:
         decided = found.decided
         ctx.record(OptionDecided(options=found.choices, option=decided.option if decided else None,
@@ -148,12 +151,14 @@ async def offered_answers(state: ResearchState, ctx: ResearchContext,
         # A fixed form is answered whatever the evidence: a choice the evidence settles, or the model's between two.
         return found.offered, found.candidates, AnswerJudgement.of_choice(decided is not None)
     if len(hops) < 2:
-        pool = await rerank(ctx, question, by_relevance(found.candidates, reader))
+        cut = await by_last_hop(ctx, found.candidates, next(iter(steps.values()))) if steps else found.candidates
+        pool = await rerank(ctx, question, by_relevance(cut, reader))
     else:  # several hops at once (agent.bridge_hops): each hop's evidence ranked apart, the best-scored pick kept
         pools = []
-        for b in dict.fromkeys(hops.values()):  # a hop's evidence: its own sources and every other step's but a hop's
+        for b, step in {s["bridge"]: s for s in steps.values()}.items():
+            # a hop's evidence: its own sources and every other step's but a hop's
             own = read_sentences([s for s in sources if hops.get(s["step_id"], b) == b], ctx.toolbox.source_text)
-            ranked = answer_options(question, own, pool=ctx.settings.answer_pool, bridges=[b]).candidates
+            ranked = await by_last_hop(ctx, answer_options(question, own, pool=wide, bridges=[b]).candidates, step)
             pools.append(await rerank(ctx, question, by_relevance(ranked, reader), least=1))
         pool = max(pools, key=lambda p: p[0].score if p else float("-inf"))
     best = pool[:ANSWER_OPTIONS]
