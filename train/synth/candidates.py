@@ -113,7 +113,10 @@ def two_hop(book: FactBook) -> Iterator[Candidate]:
                 if not targets:
                     continue
                 fact = book.rng.choice(targets)
-                description = describe(entity, start, unit, doc, avoid=fact.unit, table=units)
+                page = book.corpus.get(fact.doc_id)  # E's page: the fact's, else the one titled E
+                if page is None or normalise(plain_title(page.title)) != normalise(entity):
+                    page = book.corpus.get(book.titles.get(normalise(entity), ""))
+                description = describe(entity, start, unit, doc, avoid=fact.unit, table=units, page=page)
                 if description is None or normalise(description.names) in normalise(fact.unit) \
                         or normalise(entity) in normalise(description.text):
                     continue

@@ -19,31 +19,10 @@ from dataclasses import dataclass
 from deepresearch.agent.reader import Unit, normalise
 
 from .corpus import SynthDoc
+from .descriptions import prose_description
 from .facts import Fact, context_of, label_words, unit_spans
-from .prose import TOKEN, person_page, plain_title, verb_group
+from .prose import person_page, plain_title
 
-_AGENTS = {
-    "directed": "director", "written": "writer", "produced": "producer", "composed": "composer",
-    "founded": "founder", "co-founded": "co-founder", "established": "founder", "created": "creator",
-    "designed": "designer", "developed": "developer", "published": "publisher", "owned": "owner",
-    "built": "builder", "invented": "inventor", "performed": "performer", "sung": "singer", "painted": "painter",
-    "illustrated": "illustrator", "edited": "editor", "discovered": "discoverer", "coached": "coach",
-    "managed": "manager", "hosted": "host", "narrated": "narrator", "led": "leader", "operated": "operator",
-    "manufactured": "manufacturer", "distributed": "distributor", "headed": "head", "chaired": "chair",
-    "translated": "translator", "photographed": "photographer", "choreographed": "choreographer",
-    "voiced": "voice actor", "recorded": "recording artist", "sculpted": "sculptor", "commissioned": "commissioner",
-}
-# What a noun before a name says it is: "rock band Linkin Park", "his wife Mary", "the capital Prague".
-_ROLES = frozenset({
-    "band", "singer", "actor", "actress", "director", "company", "city", "river", "team", "club", "wife", "husband",
-    "son", "daughter", "father", "mother", "producer", "writer", "author", "album", "film", "novel", "label",
-    "studio", "university", "school", "party", "president", "founder", "capital", "county", "town", "village",
-    "brother", "sister", "coach", "manager", "captain", "frontman", "guitarist", "drummer", "vocalist", "composer",
-    "character", "network", "station", "airline", "magazine", "newspaper", "publisher", "owner", "rapper", "group",
-    "duo", "songwriter", "comedian", "poet", "novelist", "architect", "painter", "partner", "successor",
-    "predecessor", "teammate", "cousin", "uncle", "nephew", "grandson", "granddaughter", "stadium", "venue",
-    "subsidiary", "brand", "series", "show", "franchise", "sequel", "game", "song", "single", "musician",
-})
 _COLUMN_STOP = frozenset({"with", "by", "for", "to", "from", "at", "in", "of", "and", "or", "notes", "note", "remarks"})
 
 
@@ -55,10 +34,59 @@ class Description:
     names: str  # what in the unit singles the entity out ("Jaws", "T03"): the other document must not give it
 
 
+@dataclass(frozen=True)
+class EntityPage:
+    """The bridge entity's own page, as far as a description needs it (descriptions.py): what it says the entity is,
+    and whether it speaks of it as "he" or "she"."""
+
+    doc: SynthDoc
+
+    @property
+    def main_sense(self) -> bool:
+        """Its title has no disambiguation: "Nevada", not "Nevada (1944 film)"."""
+        return "(" not in self.doc.title
+
+    @property
+    def person(self) -> bool:
+        return person_page(self.doc)
+
+    def says(self, text: str) -> bool:
+        """Its lead names `text` ("Paris, France": the page on Paris says France)."""
+        return text in self.doc.text[:400]
+
+    def kind(self, kinds: tuple[str, ...]) -> str | None:
+        """Which of `kinds` it says the entity is: its title's disambiguation ("Twins (band)"), its first sentence
+        ("Nevada is a state …"), else the kind its text calls it most ("the state" twice at least, more than any
+        other); None for another kind of page ("Nevada (1944 film)")."""
+        m = re.search(r"\(([^()]*)\)\s*$", self.doc.title)
+        if m:
+            return next((w for w in re.findall(r"[a-z]+", m.group(1).lower()) if w in kinds), None)
+        first = re.split(r"(?<=[a-z)])\.\s", self.doc.text[:500], maxsplit=1)[0]
+        m = re.search(r"\b(?:is|was|are|were)\s+(?:a|an|the|one of the)\s+(.{0,80})", first)
+        for word in re.findall(r"[a-z]+", m.group(1)) if m else []:
+            if word in kinds:
+                return word
+            if word in ("of", "in", "that", "which", "who", "and"):
+                break
+        text = self.doc.text.lower()
+        counts = sorted(((len(re.findall(rf"\b(?:the|this|a|an) {k}\b", text)), k) for k in kinds), reverse=True)
+        return counts[0][1] if counts[0][0] >= 2 and counts[0][0] > counts[1][0] else None
+
+    def gender(self) -> str:
+        """"m" or "f" when a person's page clearly speaks of them as "he" or "she", else ""."""
+        if not self.person:
+            return ""
+        text = self.doc.text[:1500]
+        male = len(re.findall(r"\b(?:he|his|him)\b", text, re.IGNORECASE))
+        female = len(re.findall(r"\b(?:she|her|hers)\b", text, re.IGNORECASE))
+        return "m" if male >= 2 and male >= 3 * female else "f" if female >= 2 and female >= 3 * male else ""
+
+
 def describe(entity: str, start: int, unit: Unit, doc: SynthDoc, avoid: str = "",
-             table: list[Unit] | None = None) -> Description | None:
+             table: list[Unit] | None = None, page: SynthDoc | None = None) -> Description | None:
     """How document `doc`'s unit describes the entity that stands at `start` in it, without naming it and without
-    what `avoid` (the other document's unit) gives; `table`: the rows of the unit's table, to tell rows apart."""
+    what `avoid` (the other document's unit) gives; `table`: the rows of the unit's table, to tell rows apart;
+    `page`: the entity's own page, if any (what it says the entity is: descriptions.py)."""
     if unit.kind == "row" and unit.header:
         return _row_description(entity, unit, doc, avoid, table or [unit])
     if unit.kind == "field" and unit.key:
@@ -68,7 +96,7 @@ def describe(entity: str, start: int, unit: Unit, doc: SynthDoc, avoid: str = ""
             return Description(f"the {label_words(unit.key)} in {where}", doc.id, unit.text, where)
         return None
     if unit.kind in ("sentence", "item"):
-        return _prose_description(entity, start, unit, doc)
+        return _prose_description(entity, start, unit, doc, page)
     return None
 
 
@@ -100,31 +128,10 @@ def _row_description(entity: str, unit: Unit, doc: SynthDoc, avoid: str, table: 
     return None
 
 
-def _prose_description(entity: str, start: int, unit: Unit, doc: SynthDoc) -> Description | None:
-    title = plain_title(doc.title)
-    if not title or normalise(title) == normalise(entity):
-        return None
-    words = TOKEN.findall(unit.text[:start])
-    lower = [w.lower() for w in words]
-    if not words or "," in unit.text[:start] or ";" in unit.text[:start]:
-        return None  # E may stand in a clause about something else
-    about_title = (lower[0] in ("it", "they") or (lower[0] in ("he", "she") and person_page(doc))
-                   or normalise(unit.text).startswith(normalise(title))
-                   or bool(re.match(r"^the [a-z]+$", " ".join(lower[:2]))))
-    if len(words) >= 2 and lower[-1] == "by" and (agent := _AGENTS.get(lower[-2])) and about_title:
-        # "Jaws is a 1975 film directed by E", "It was written by E": E made the page's subject
-        return Description(f"the {agent} of {title}", doc.id, unit.text, title)
-    if len(words) >= 2 and lower[-2:] == ["born", "in"]:
-        group = verb_group(words)
-        if group is not None and words[: group[0]] and about_title:
-            return Description(f"the birthplace of {title}", doc.id, unit.text, title)
-    roles = [w for w in lower[-2:] if w in _ROLES]
-    if roles and lower[-1] in _ROLES and words[-1].islower():
-        phrase = " ".join(lower[-2:]) if len(lower) >= 2 and words[-2].islower() and lower[-2] not in (
-            "the", "a", "an", "his", "her", "its", "their", "by", "of", "and", "with", "to", "in") else lower[-1]
-        if about_title:
-            return Description(f"the {phrase} of {title}", doc.id, unit.text, title)
-    return None
+def _prose_description(entity: str, start: int, unit: Unit, doc: SynthDoc,
+                       page: SynthDoc | None) -> Description | None:
+    text = prose_description(entity, start, unit, doc, EntityPage(page) if page is not None else None)
+    return Description(text, doc.id, unit.text, plain_title(doc.title)) if text else None
 
 
 def mentions(unit: Unit, doc: SynthDoc) -> list[tuple[str, int]]:
