@@ -42,12 +42,17 @@ class FactBook:
     def serve(self, scan: list[str], held_out: set[str]) -> None:
         """Questions come from `scan`; `held_out` documents are not served, so no answerable question uses them."""
         self.scan, self.held_out, self._subjects = scan, held_out, None
-        # A page is about its title: a name that matches it leads there (the facts are read when needed).
-        self.titles = {}
+        # A page is about its title: a name leads to the page titled so ("Nevada"), else to the one page of that name
+        # with a disambiguation ("Jaws" → "Jaws (film)"), never to one of several (the facts are read when needed).
+        plain: dict[str, str] = {}
+        senses: dict[str, dict[str, str]] = defaultdict(dict)
         for doc in self.corpus:
-            key = normalise(plain_title(doc.title))
-            if key and doc.id not in held_out:
-                self.titles.setdefault(key, doc.id)
+            key, full = normalise(plain_title(doc.title)), normalise(doc.title)
+            pages = plain if full == key else senses[key]
+            if key and (full not in pages or pages[full] in held_out):
+                pages[full] = doc.id  # the first served document of the page, if any
+        only = {key: next(iter(pages.values())) for key, pages in senses.items() if len(pages) == 1}
+        self.titles = {key: doc_id for key, doc_id in {**only, **plain}.items() if doc_id not in held_out}
 
     def facts(self, doc_id: str) -> list[Fact]:
         if doc_id not in self._facts:
@@ -61,13 +66,20 @@ class FactBook:
             self._subjects = defaultdict(list)
             for doc_id in self.scan:
                 for fact in self.facts(doc_id):
-                    self._subjects[normalise(fact.subject)].append(fact)
+                    self._subjects[subject_key(fact)].append(fact)
         key = normalise(name)
         found = [f for f in self._subjects.get(key, []) if f.doc_id != not_in]
         title_doc = self.titles.get(key)
         if title_doc is not None and title_doc != not_in:
             found += [f for f in self.facts(title_doc) if normalise(f.subject) == key and f not in found]
         return [f for f in found if f.doc_id not in self.held_out]
+
+
+def subject_key(fact: Fact) -> str:
+    """What a fact is filed under: its page's full title when it is about its page, so that pages of one name stay
+    apart ("Nevada" and "Nevada (1944 film)"), else the name its sentence gives."""
+    about_page = normalise(fact.subject) == normalise(plain_title(fact.title))
+    return normalise(fact.title if about_page else fact.subject)
 
 
 def interleaved(book: FactBook, doc_ids: list[str]) -> Iterator[Fact]:

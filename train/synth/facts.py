@@ -8,10 +8,11 @@ is a span of the source unit, verbatim: known by construction.
 
 from __future__ import annotations
 
+import html
 import re
 from dataclasses import dataclass
 
-from deepresearch.agent.reader import EvidenceSentence, Unit, answer_kind, labelled_spans
+from deepresearch.agent.reader import EvidenceSentence, Unit, answer_kind, labelled_spans, normalise
 
 from .corpus import SynthDoc
 
@@ -76,3 +77,92 @@ def first_fitting(frames: list[str], subject: str, kind: str) -> str | None:
 def unit_spans(unit: Unit, doc: SynthDoc) -> list[tuple[str, str, int, str]]:
     """(text, kind, start, label) of every answer span of the unit, as the reader finds them."""
     return [(s.text, s.kind, s.start, label) for s, label in labelled_spans(evidence_of(unit, doc))]
+
+
+# What a definite subject may call a page's subject besides its own kind ("the group" for a band).
+_SAME_KIND = [frozenset(g.split()) for g in (
+    "band group duo trio quartet ensemble", "film movie picture", "song single track ballad",
+    "album record ep lp mixtape", "series miniseries show programme program sitcom serial",
+    "company firm corporation business manufacturer retailer conglomerate", "team club franchise side squad",
+    "school college academy university institution institute",
+    "town city village community municipality settlement borough township hamlet suburb",
+    "newspaper paper daily tabloid", "magazine periodical journal publication", "book novel novella memoir",
+    "ship vessel boat submarine destroyer frigate cruiser battleship steamer liner", "channel network",
+    "church cathedral chapel basilica parish", "organization organisation association society charity",
+    "airport airfield aerodrome", "road highway route motorway freeway", "tournament competition championship",
+    "battle siege engagement", "game videogame", "memorial monument statue")]
+# A kind that stands for any of several ("the building" of a hotel's page).
+_BUILDINGS = frozenset({"house", "hotel", "courthouse", "tower", "hall", "mansion", "skyscraper", "museum", "library",
+                        "theatre", "theater", "castle", "cathedral", "church", "chapel", "temple", "mosque", "station",
+                        "hospital", "centre", "center", "arena", "stadium", "mall", "school", "palace", "villa",
+                        "cottage", "farmhouse", "lighthouse", "bridge", "complex", "home"})
+_BROADER = dict.fromkeys(("building", "structure", "property", "venue", "landmark"), _BUILDINGS)
+# "a type of pastry", "a species of moth": the kind is what follows "of" as well.
+_CLASSIFIERS = frozenset({"type", "kind", "form", "variety", "assortment", "species", "genus", "style", "family",
+                          "brand", "line", "class", "series", "collection", "genre", "range", "title", "name"})
+_KIND_STOP = frozenset({"in", "on", "at", "by", "from", "for", "with", "to", "that", "which", "who", "whose", "where",
+                        "when", "about", "between", "since", "as", "after", "before", "under", "within", "near",
+                        "than", "based", "located", "situated", "consisting", "featuring", "starring", "including",
+                        "popular", "native", "endemic", "famous", "common", "known", "out", "up"})
+_PARTICIPLE = re.compile(r"[\w-]{4,}(?:ed|ing)|(?:\w+-)?(?:written|found|made|known|built|held|sung|shown|set|led)")
+
+
+def page_kinds(doc: SynthDoc) -> frozenset[str]:
+    """What the page says its subject is: its title's disambiguation ("(1944 film)"), the last word of its title
+    ("Warwick Mall"), and, when its first sentence is about the title, the head nouns of its "is a …" ("an American
+    rock band from …" → band; "an American singer, songwriter and actress" → singer, songwriter, actress)."""
+    kinds: set[str] = set()
+    m = re.search(r"\(([^()]*)\)\s*$", doc.title)
+    kinds.update(re.findall(r"[a-z]+", m.group(1).lower()) if m else ())
+    plain = re.sub(r"\s*\([^)]*\)\s*$", "", doc.title).split()
+    if len(plain) > 1:
+        kinds.add(plain[-1].lower())
+    first = re.sub(r"\s*\([^()]*\)", "", _first_sentence(doc)) if names_title(doc) else ""
+    m = re.search(r"\b(?:is|was|are|were)\s+(?:one of\s+)?(?:a|an|the)\s+([^.;:]{0,160})", first)
+    for n, part in enumerate((m.group(1) if m else "").split(",")):
+        words = re.findall(r"[\w'’-]+", part)
+        if n and len(words) > 3:
+            break  # not a list of kinds ("a type of drink, both alcoholic and not")
+        heads, stop = _heads(words)
+        kinds.update(w for h in heads for w in (h, re.sub(r"ies$", "y", h), re.sub(r"(?<=[^s])s$", "", h)))
+        if stop:
+            break
+    return frozenset(kinds)
+
+
+def _first_sentence(doc: SynthDoc) -> str:
+    return re.split(r"(?<!\bInc)(?<!\bLtd)(?<!\bCo)(?<!\bJr)(?<!\bSt)(?<=[a-z)])\.\s", doc.text[:600], maxsplit=1)[0]
+
+
+def names_title(doc: SynthDoc) -> bool:
+    """The page's first sentence is about its title: it names it before its verb ("The Somali flag is …" on the page
+    "Somalis", "The Houston Rockets are …" on "Houston Rockets all-time roster" do not), so "it" may stand for it."""
+    lead = _first_sentence(doc)
+    verb = re.search(r"\b(?:is|was|are|were|has|had|have)\b", lead)
+    title = normalise(re.sub(r"\s*\([^)]*\)\s*$", "", html.unescape(doc.title)).split(",")[0])  # "Guin, Alabama"
+    return bool(title) and title in normalise(lead[: verb.start()] if verb else lead)
+
+
+def _heads(words: list[str]) -> tuple[list[str], bool]:
+    """The head nouns of a noun phrase's words ("American rock band", "singer and actress"), and whether the phrase
+    stopped before its end (at a preposition, a relative, or a participle after the noun: "band formed in")."""
+    heads, head = [], ""
+    for i, word in enumerate(words):
+        lower, nxt = word.lower(), words[i + 1] if i + 1 < len(words) else ""
+        if lower in ("and", "or"):
+            heads, head = heads + [head] if head else heads, ""
+        elif lower == "of" and head in _CLASSIFIERS:
+            heads, head = heads + [head], ""  # "a species of moth": a species and a moth
+        elif lower == "of" or lower in _KIND_STOP or head and _PARTICIPLE.fullmatch(lower) \
+                and (not nxt or nxt.lower() in _KIND_STOP | {"and", "or", "of", "by"} or _PARTICIPLE.fullmatch(nxt)):
+            return heads + [head] if head else heads, True
+        elif word.islower():
+            head = lower
+    return heads + [head] if head else heads, False
+
+
+def is_kind(noun: str, doc: SynthDoc) -> bool:
+    """`noun` ("the album", "the group") can stand for the page's subject: the page says its subject is one."""
+    kinds = page_kinds(doc)
+    return any(n in kinds or any(n in g and g & kinds for g in _SAME_KIND) or _BROADER.get(n, set()) & kinds
+               for n in {noun.lower(), re.sub(r"(?<=[^s])s$", "", noun.lower())})

@@ -21,7 +21,7 @@ import re
 from deepresearch.agent.reader import Unit
 
 from .corpus import SynthDoc
-from .facts import SUBJECT, Fact, context_of, kind_fits, unit_spans
+from .facts import SUBJECT, Fact, context_of, is_kind, kind_fits, names_title, unit_spans
 
 TOKEN = re.compile(r"[\w'’.\-]+|[^\w\s]")
 _AUX = frozenset({"was", "were", "is", "are"})
@@ -44,7 +44,7 @@ _PAST = {
     "saw": "see", "went": "go", "came": "come", "fell": "fall", "rose": "rise", "spent": "spend", "taught": "teach",
     "brought": "bring", "fought": "fight", "told": "tell", "drew": "draw", "chose": "choose", "lost": "lose",
     "paid": "pay", "sent": "send", "stood": "stand", "struck": "strike", "threw": "throw", "spoke": "speak",
-    "underwent": "undergo", "kept": "keep", "shot": "shoot", "flew": "fly", "drove": "drive",
+    "underwent": "undergo", "kept": "keep", "shot": "shoot", "flew": "fly", "drove": "drive", "premiered": "premiere",
 }
 _PARTICIPLE_PAST = {
     "born": "", "built": "built", "written": "wrote", "made": "made", "taken": "took", "given": "gave",
@@ -70,7 +70,17 @@ _PERSON_OBJECT = frozenset({"marry", "succeed", "defeat", "replace", "meet", "be
 _YEAR = re.compile(r"^(?:1[0-9]|20)\d{2}$")
 _COUNT = re.compile(r"^(?:\d{1,3}(?:,\d{3})+|\d+|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
                     r"thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty)$")
-_MONEY = re.compile(r"[€£$¥]|\d\s?(?:%|[A-Za-z°])")
+_CURRENCY = re.compile(r"[€£$¥₹]|\b(?:dollars?|euros?|pounds|yen|yuan|rupees?|francs?|pesos?|USD|EUR|GBP)\b")
+# Passive verbs taking a name ("was named Best Actor"); what names no place ("written in Persian", "lost to E").
+_COMPLEMENTED = frozenset({"named", "called", "renamed", "nicknamed", "dubbed", "titled", "entitled", "elected",
+                           "appointed", "awarded", "given", "granted", "offered", "crowned", "voted", "made",
+                           "declared", "proclaimed", "designated", "certified", "rated", "styled", "created", "chosen"})
+_NOT_PLACES = frozenset({"written", "write", "dubbed", "dub", "translated", "translate", "sung", "sing", "spoken",
+                         "speak", "included", "include", "involved", "involve", "specialized", "expressed", "lose to",
+                         "married to", "dedicated to", "compared to", "attributed to", "recommended to", "credited to"})
+_SUBORDINATORS = frozenset({"after", "before", "while", "when", "since", "until", "because", "although", "though",
+                            "whereas", "unless", "if"})
+_NOT_AGENTS = frozenset({"bordered", "surrounded", "bounded", "flanked", "crossed", "drained", "dominated", "known"})
 MAX_COMPLEMENT = 7
 MAX_SUBJECT = 7
 
@@ -86,7 +96,8 @@ def lemma(past: str) -> str:
     base = past[:-2]
     if len(base) >= 3 and base[-1] == base[-2] and base[-1] in "bdgmnprt":
         return base[:-1]  # "planned" → "plan"
-    if base in _NO_E or base.endswith("ee"):
+    if base in _NO_E or base.endswith("ee") or re.search(r"(?:[^i]er|our)$", base) \
+            and not base.endswith(("interfer", "adher", "persever", "rever", "coher")):  # "garnered", "toured"
         return base
     if base.endswith("creat"):  # "created": the one common -eated verb with an e ("treated", "defeated" have none)
         return base + "e"
@@ -106,6 +117,7 @@ def _is_past(word: str) -> bool:
 _NOT_SUBJECTS = frozenset({"a", "an", "this", "these", "those", "both", "thus", "originally", "there", "such", "some",
                            "many", "most", "all", "each", "another", "other", "one", "after", "in", "on", "at", "by",
                            "during", "when", "while", "following", "however", "since", "as", "if", "although"})
+_MODALS = frozenset({"can", "could", "may", "might", "must", "shall", "should", "will", "would", "be", "been"})
 _CONNECTORS = frozenset({"of", "the", "de", "da", "del", "di", "du", "la", "le", "van", "von", "and", "&", "for", "in"})
 _OBJECT_PRONOUNS = frozenset({"it", "him", "her", "them", "this", "that", "these", "those", "which", "who"})
 _DETERMINERS = frozenset({"the", "a", "an", "his", "her", "its", "their"})
@@ -137,24 +149,26 @@ def _subject(words: list[str], doc: SynthDoc) -> str | None:
     if not words or len(words) > MAX_SUBJECT or any(not re.match(r"[\w'’.\-]", w) for w in words):
         return None
     lower = [w.lower() for w in words]
-    if lower[0] in _NOT_SUBJECTS:
-        return None
-    if len(words) == 1 and lower[0] in PRONOUNS:
-        return title if title and (lower[0] in ("it", "they") or person_page(doc)) else None
-    if len(words) == 2 and lower[0] == "the" and words[1].islower():
-        return title or None
-    if lower[0] in ("its", "their") and len(words) > 1 and title:
+    if lower[0] in _NOT_SUBJECTS or _MODALS & set(lower):
+        return None  # not a subject, or a verb group inside it ("the institution's roots can be")
+    if len(words) == 1 and lower[0] in PRONOUNS:  # "it" of a page about another thing is not the page
+        return title if title and (names_title(doc) if lower[0] in ("it", "they") else person_page(doc)) else None
+    if lower[0] == "the" and len(words) > 1 and words[1].islower():  # "the album", "the band's first album"
+        kind = re.sub(r"['’]s$", "", lower[1])
+        if not title or not is_kind(kind, doc) or (len(words) > 2 and kind == lower[1]):
+            return None  # another thing than the page's subject ("the album" of a band's page)
+        return title if len(words) == 2 else f"{title}'s {' '.join(words[2:])}"
+    if lower[0] in ("its", "their") and len(words) > 1 and title and names_title(doc):
         return f"{title}'s {' '.join(words[1:])}"
     if lower[0] in ("his", "her") and len(words) > 1 and title and person_page(doc):
         return f"{title}'s {' '.join(words[1:])}"
-    if lower[0] == "the" and len(words) > 2 and re.fullmatch(r"[a-z]+['’]s", words[1]) and title:
-        return f"{title}'s {' '.join(words[2:])}"
     if not words[0][:1].isupper() or not words[-1][:1].isupper() \
             or any(w[:1].islower() and w not in _CONNECTORS for w in words):
         return None  # a name: capitalised words and connectors only
     text = " ".join(words)
-    if title and (title.lower() in text.lower() or text.lower() in title.lower()):
-        return title
+    if title and (title.lower() in text.lower() or text.lower() in title.lower()
+                  and (len(words) == 1 or person_page(doc))):
+        return title  # the title, or a part of it that names the page ("Keefe" of Tim Keefe), not another thing
     return text if len(words) > 1 else None  # one capitalised word alone may open any sentence ("Last edited")
 
 
@@ -163,8 +177,8 @@ def answer_stands_alone(text: str, answer: str, start: int, kind: str) -> bool:
     after = text[start + len(answer):]
     if re.match(r"['’]s\b|\s*(?:,|and\b|&)\s*[A-Z0-9]", after) or (kind == "name" and "," in answer):
         return False
-    if kind == "name" and re.search(r"(?:^|[\s.])[A-Z]\.?$", answer):
-        return False  # a name cut at an initial ("E.L" of "E.L. Doctorow")
+    if kind == "name" and (re.search(r"(?:^|[\s.])[A-Z]\.?$", answer) or re.match(r"\s+in an? [A-Z]", after)):
+        return False  # a name cut at an initial ("E.L" of "E.L. Doctorow") or before "in a Supporting Role"
     nxt = (TOKEN.findall(after) or [""])[0].lower()
     if kind == "number":
         words = answer.split()
@@ -172,6 +186,15 @@ def answer_stands_alone(text: str, answer: str, start: int, kind: str) -> bool:
             return False
         return nxt in _FOLLOWERS or bool(re.fullmatch(r"[a-z]{3,}", nxt))
     return nxt in _FOLLOWERS
+
+
+def joined(answer: str, start: int, spans: list[tuple[str, str, int, str]]) -> bool:
+    """The name span joins two names with "in" or "at" ("Claude Cardinale in La Goulette", "Cushing Academy in
+    Massachusetts"): a name and where it is, which answers only a "where"."""
+    names = {(at, text) for text, kind, at, _ in spans if kind == "name"}
+    starts = {at for at, _ in names}
+    return any((start, answer[:m.start()]) in names and start + m.end() in starts
+               for m in re.finditer(r" (?:in|at) (?:the )?", answer))
 
 
 def whole_spans(spans: list[tuple[str, str, int, str]]) -> list[tuple[str, str, int, str]]:
@@ -233,7 +256,7 @@ def _life_fact(doc: SynthDoc, unit: Unit, answer: str, start: int) -> Fact | Non
         return None  # "(1836–1871)" dates a railroad as well as a life: a person's page says "he" or "she"
     if re.search(r"[–—]|\s-\s", inner):
         verb, frame = "did die", "When did {s} die?"
-    elif not inner.strip() or re.search(r"\bborn\b|\bb\.", inner):
+    elif re.search(r"\bborn\b|\bb\.", inner) or not inner.strip() and re.search(r"[–—]|\s-\s", m.group("inner")):
         verb, frame = "was born", "When was {s} born?"
     else:
         return None
@@ -242,21 +265,23 @@ def _life_fact(doc: SynthDoc, unit: Unit, answer: str, start: int) -> Fact | Non
     return Fact(doc.id, doc.title, unit.text, answer, "date", subject, verb, frame, "life")
 
 
-def _frame(kind: str, answer: str, aux: str, verb: str, passive: bool, rest: list[str], after: str) -> str | None:
-    """The question frame (SUBJECT open) for an answer of `kind` after `aux verb rest`: the answer follows the verb
-    directly or after a preposition (a determiner aside), or the question would be about another phrase."""
-    rest = list(rest)
+def _frame(kind: str, answer: str, aux: str, verb: str, passive: bool, rest: list[str], after: list[str]) -> str | None:
+    """The question frame (SUBJECT open) for an answer of `kind` after `aux verb rest` (`after`: the words after it):
+    the answer follows the verb directly or after a preposition (a determiner aside), and the question word fits
+    what the verb and its preposition take, or the question would be about another phrase."""
+    rest, article, approx = list(rest), "", []
     while rest and rest[-1].lower() in _DETERMINERS:
-        rest.pop()
-    if kind == "number":
-        while rest and rest[-1].lower() in _APPROX:
-            rest.pop()
+        article = rest.pop().lower()
+    while kind == "number" and rest and rest[-1].lower() in _APPROX:
+        approx.insert(0, rest.pop().lower())
+    if approx[:1] == ["of"]:
+        return None  # "composed of four divisions": the verb's own "of", not "a total of"
     prep = rest[-1].lower() if rest and rest[-1].lower() in _PREPS else ""
     body = rest[:-1] if prep else rest
     if body and not prep or len(body) > MAX_COMPLEMENT:
         return None
-    if any((_is_past(w) and w.islower()) or w.lower() in _OBJECT_PRONOUNS for w in body):
-        return None  # another verb between (the answer belongs to another clause), or an object we cannot name
+    if any((_is_past(w) and w.islower()) or w.lower() in _OBJECT_PRONOUNS | _SUBORDINATORS for w in body):
+        return None  # another verb or clause between (the answer belongs to it), or an object we cannot name
     tail = " ".join([verb, *body]).strip()
     if kind == "date":
         if prep and prep not in _DATE_PREPS or not prep and body:
@@ -266,22 +291,38 @@ def _frame(kind: str, answer: str, aux: str, verb: str, passive: bool, rest: lis
     if kind == "name":
         if passive and prep == "by" and not body:
             past = _PARTICIPLE_PAST.get(verb, verb)
-            return f"Who {past} {SUBJECT}?" if past else None
+            return f"Who {past} {SUBJECT}?" if past and verb not in _NOT_AGENTS else None  # "bordered by" no agent
         if prep in _PLACE_PREPS:
             keep = f" {prep}" if prep in ("to", "from", "into") else ""
+            if article in ("a", "an") or {verb, f"{verb} {prep}"} & _NOT_PLACES or keep and body:
+                return None  # "in a Supporting Role", "written in Persian", "after an injury to": not a where
             return f"Where {aux} {SUBJECT} {tail}{keep}?"
         if not prep and aux == "did":
             who = "Who" if verb in _PERSON_OBJECT else "What"
             return f"{who} {aux} {SUBJECT} {tail}?"
-        if prep in ("for", "with") or (not prep and passive):
+        if prep in ("for", "with") or (not prep and passive and verb in _COMPLEMENTED):
             return f"What {aux} {SUBJECT} {tail}{f' {prep}' if prep else ''}?"
-        return None
+        return None  # "What was X born?": the verb takes no such answer
     if kind == "number":
-        if _COUNT.match(answer.lower()) and re.fullmatch(r"[a-z]{3,}", after) and not prep and after not in _SCALES:
-            return f"How many {after} {aux} {SUBJECT} {tail}?"
-        if _MONEY.search(answer) and not _YEAR.match(answer):
+        counted = _counted(after)
+        if _COUNT.match(answer.lower()) and counted and not prep:
+            return f"How many {counted} {aux} {SUBJECT} {tail}?"
+        if _CURRENCY.search(answer) and not _YEAR.match(answer):
             return f"How much {aux} {SUBJECT} {tail}{f' {prep}' if prep else ''}?"
-    return None
+    return None  # "How much is X located? 33 metres": a measure is no sum of money
+
+
+def _counted(after: list[str]) -> str:
+    """What a count counts: the words after it up to their plural noun ("three studio albums"), else ""."""
+    words = []
+    for word in after[:4]:
+        if not re.fullmatch(r"[a-z][a-z-]+|[A-Z]{2,}s", word) or word in _FOLLOWERS or word in _CONNECTORS:
+            break
+        words.append(word)
+    nxt = after[len(words)] if len(words) < len(after) else ""
+    if not words or words[0] in _SCALES or len(words) > 3 or nxt[:1].isupper():
+        return ""  # a measure ("five years"), or a name goes on ("three consecutive World Cups")
+    return " ".join(words) if re.search(r"[^s]s$", words[-1]) or words[-1] in ("people", "children") else ""
 
 
 _LEAD_VERBS = frozenset({"stays", "is", "was", "at", "now", "set", "to", "remains", "of", "are", "were"})
@@ -319,7 +360,8 @@ def prose_facts(doc: SynthDoc, units: list[Unit]) -> list[Fact]:
         if unit.kind not in ("sentence", "item"):
             continue
         seen: set[str] = set()
-        for answer, kind, start, _label in whole_spans(unit_spans(unit, doc)):
+        spans = unit_spans(unit, doc)
+        for answer, kind, start, _label in whole_spans(spans):
             if answer in seen or kind == "place" or len(answer) < 2:
                 continue
             if not answer_stands_alone(unit.text, answer, start, kind):
@@ -327,7 +369,9 @@ def prose_facts(doc: SynthDoc, units: list[Unit]) -> list[Fact]:
             seen.add(answer)
             fact = (_life_fact(doc, unit, answer, start) if kind == "date" else None) \
                 or _lead_fact(doc, unit, answer, kind, start) or _clause_fact(doc, unit, answer, kind, start)
-            if fact is not None and kind_fits(fact.question, fact.kind) and answer.lower() not in fact.subject.lower():
+            if fact is None or not kind_fits(fact.question, fact.kind) or answer.lower() in fact.subject.lower():
+                continue
+            if kind != "name" or fact.frame.startswith("Where") or not joined(answer, start, spans):
                 facts.append(fact)
     return facts
 
@@ -345,7 +389,7 @@ def _clause_fact(doc: SynthDoc, unit: Unit, answer: str, kind: str, start: int) 
     subject = _subject(words[:i], doc)
     if subject is None:
         return None
-    after = (TOKEN.findall(unit.text[start + len(answer):]) or [""])[0]
+    after = TOKEN.findall(unit.text[start + len(answer):start + len(answer) + 80])
     if aux in ("were", "are") and subject == plain_title(doc.title):
         aux = "was" if aux == "were" else "is"
     frame = _frame(kind, answer, aux, verb, passive, words[j:], after)
