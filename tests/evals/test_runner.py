@@ -160,10 +160,10 @@ async def test_out_dir_of_another_eval_is_refused(qfile: Path, tmp_path: Path, s
 
 def test_the_manifest_holds_the_agent_settings_changed_and_a_resume_must_match(qfile: Path, tmp_path: Path) -> None:
     out, selection = tmp_path / "o", EvalSelection(questions=qfile)
-    changed = AgentSettings(hop_likeness_weight=4.0, budget=BudgetSettings(max_rounds=5))
+    changed = AgentSettings(hop_likeness_weight=2.0, budget=BudgetSettings(max_rounds=5))
     plan = plan_eval(selection, systems=["closed-book"], out_dir=out, model_name="m", agent=changed)
-    assert plan.manifest.agent_changes == {"hop_likeness_weight": 4.0, "budget.max_rounds": 5}
-    assert "agent settings changed: budget.max_rounds = 5, hop_likeness_weight = 4.0" in "\n".join(_header(out))
+    assert plan.manifest.agent_changes == {"hop_likeness_weight": 2.0, "budget.max_rounds": 5}
+    assert "agent settings changed: budget.max_rounds = 5, hop_likeness_weight = 2.0" in "\n".join(_header(out))
     with pytest.raises(EvalError, match="different agent_changes"):
         plan_eval(selection, systems=["closed-book"], out_dir=out, model_name="m", agent=AgentSettings())
     # An eval run on the defaults (or planned before the field existed) resumes on the defaults.
