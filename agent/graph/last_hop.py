@@ -26,10 +26,14 @@ if TYPE_CHECKING:
 LIKENESS_POOL = 64
 
 
+def likeness_on(ctx: ResearchContext) -> bool:
+    """The likeness is weighed (agent.hop_likeness_weight > 0) and an embedder is there to compute it."""
+    return ctx.settings.hop_likeness_weight > 0 and ctx.toolbox.embed is not None
+
+
 def widened_pool(ctx: ResearchContext, hops: list[PlanStep]) -> int:
     """How many candidates the writer ranks before the cut: more when a hop's likeness will re-score them."""
-    return LIKENESS_POOL if hops and ctx.settings.hop_likeness_weight > 0 and ctx.toolbox.embed else \
-        ctx.settings.answer_pool
+    return LIKENESS_POOL if hops and likeness_on(ctx) else ctx.settings.answer_pool
 
 
 def hop_query(step: PlanStep) -> str:
@@ -41,7 +45,7 @@ async def by_last_hop(ctx: ResearchContext, candidates: list[Candidate], hop: Pl
     """The candidates re-scored with their sentence's likeness to the hop's question, best first, cut to
     agent.answer_pool (unchanged but cut when the weight is 0 or no embedder loads)."""
     weight, keep = ctx.settings.hop_likeness_weight, ctx.settings.answer_pool
-    if weight <= 0 or ctx.toolbox.embed is None or not candidates:
+    if not likeness_on(ctx) or not candidates:
         return candidates[:keep]
     quotes = list(dict.fromkeys(c.quote for c in candidates))
     try:  # a second of CPU for ~64 sentences: off the event loop, so parallel runs go on
