@@ -33,6 +33,28 @@ from typing import TYPE_CHECKING
 from deepresearch.agent.reader import Unit, normalise
 
 from .corpus import SynthDoc
+from .description_words import (
+    AGENTS,
+    BAND_ROLES,
+    COPULAS,
+    COUNTRIES,
+    FILLER,
+    GROUPS,
+    KIN,
+    KINSHIP,
+    LOCATED,
+    MODIFIERS,
+    NATIONALITY,
+    NUMBERS,
+    OTHER,
+    PARENTS,
+    PLACES,
+    REGIONS,
+    RELATIONS,
+    SINGLING,
+    SITES,
+    WORKS,
+)
 from .facts import unit_spans
 from .prose import TOKEN, person_page, plain_title
 
@@ -40,68 +62,6 @@ if TYPE_CHECKING:
     from .chains import EntityPage
 
 _T = "ŦŦ"  # the page's title, as one word of the clause
-_AGENTS = {
-    "directed": "director", "written": "writer", "produced": "producer", "composed": "composer",
-    "founded": "founder", "co-founded": "co-founder", "established": "founder", "created": "creator",
-    "designed": "designer", "developed": "developer", "published": "publisher", "owned": "owner",
-    "built": "builder", "invented": "inventor", "performed": "performer", "sung": "singer", "painted": "painter",
-    "illustrated": "illustrator", "edited": "editor", "discovered": "discoverer", "coached": "coach",
-    "managed": "manager", "hosted": "host", "narrated": "narrator", "led": "leader", "operated": "operator",
-    "manufactured": "manufacturer", "distributed": "distributor", "headed": "head", "chaired": "chair",
-    "translated": "translator", "photographed": "photographer", "choreographed": "choreographer",
-    "voiced": "voice actor", "recorded": "recording artist", "formed": "founder", "sculpted": "sculptor",
-    "commissioned": "commissioner", "played": "actor", "portrayed": "actor",
-}
-# What kind of work a page is → who made it: "T is a novel by E" → the author of T.
-_WORKS = {
-    **dict.fromkeys(("novel", "novella", "book", "poem", "play", "story", "memoir", "essay", "biography",
-                     "collection"), "author"),
-    **dict.fromkeys(("album", "ep", "single", "song", "mixtape"), "recorder"),
-    **dict.fromkeys(("opera", "symphony", "concerto", "sonata", "oratorio", "cantata", "operetta"), "composer"),
-    **dict.fromkeys(("painting", "portrait", "fresco", "altarpiece", "triptych"), "painter"),
-    "film": "director", "sculpture": "sculptor", "statue": "sculptor",
-}
-# Words that start a phrase about something else ("based on the novel by E", "the sequel to …").
-_OTHER = frozenset({"of", "on", "from", "to", "with", "about", "after", "for", "than", "like", "against", "between",
-                    "under", "into", "following", "featuring", "adaptation", "remake", "sequel", "version", "cover",
-                    "who", "which", "that", "whose", "when", "while", "where", "as", "at", "", "previously",
-                    "originally", "later"})
-_NUMBERS = frozenset({"one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"})
-_COPULAS = {"is": "is", "are": "is", "was": "was", "were": "was"}
-# Relations a possessive names: "its founder, E", "his father E", "the band's lead singer E".
-_RELATIONS = frozenset({
-    "father", "mother", "wife", "husband", "widow", "widower", "stepfather", "stepmother", "fiancé", "fiancée",
-    "founder", "co-founder", "owner", "president", "chairman", "chairwoman", "ceo", "leader", "manager", "coach",
-    "captain", "frontman", "singer", "vocalist", "guitarist", "bassist", "drummer", "keyboardist", "producer",
-    "creator", "publisher", "label", "capital"})
-# Relations several may hold: only with a word that singles one out ("his eldest son", "her only brother").
-_KIN = frozenset({"son", "daughter", "brother", "sister", "child", "grandson", "granddaughter", "nephew", "niece"})
-_SINGLING = frozenset({"only", "eldest", "oldest", "youngest", "twin"})
-_MODIFIERS = frozenset({"lead", "former", "first", "second", "third", "founding", "original", "longtime",
-                        "executive", "rhythm", "record", "principal", "head", "co", "current", *_SINGLING})
-_KINSHIP = {"son": "parent", "daughter": "parent", "wife": "spouse", "husband": "spouse", "widow": "spouse",
-            "widower": "spouse"}
-_BAND_ROLES = frozenset({"vocalist", "singer", "guitarist", "bassist", "drummer", "keyboardist", "frontman",
-                         "founder", "co-founder", "leader", "president", "chairman", "captain", "owner"})
-_FILLER = frozenset({"a", "an", "the", "also", "now", "still", "best", "known", "as", "wholly", "owned",
-                     "wholly-owned", "majority-owned"})
-_GROUPS = ("band", "group", "duo", "trio", "quartet", "party", "team", "club", "society", "organization",
-           "organisation", "association", "orchestra", "ensemble", "choir", "collective", "league", "alliance",
-           "union", "family", "dynasty", "troupe")
-_PLACES = ("city", "town", "village", "hamlet", "suburb", "borough", "municipality", "commune", "county", "state",
-           "province", "country", "region", "island", "neighborhood", "neighbourhood", "district", "township",
-           "capital", "empire", "kingdom", "republic", "continent")
-_REGIONS = ("state", "province", "county", "region")
-_COUNTRIES = ("United States", "USA", "U.S.", "US", "United Kingdom", "UK", "Canada", "Australia")
-# What stands in a place: "T is a village in E" → the country where T is located.
-_SITES = frozenset({*_PLACES, "community", "river", "lake", "mountain", "park", "airport", "station", "school",
-                    "university", "college", "hospital", "museum", "church", "castle", "bridge", "stadium", "arena",
-                    "hotel", "casino", "mall", "building", "highway", "road", "street", "square", "theatre", "theater",
-                    "company", "newspaper"})
-_PARENTS = ("subsidiary", "division", "imprint", "unit", "brand")
-_LOCATED = {"located": "located", "situated": "located", "based": "based", "headquartered": "headquartered",
-            "set": "set", "born": "born"}
-_NATIONALITY = re.compile(r"^(?:[A-Z][a-z]+-)?[A-Z][a-z]+(?:an|ish|ese|ch|sh|ic|i|k)$")
 
 
 @dataclass(frozen=True)
@@ -149,18 +109,18 @@ def prose_description(entity: str, start: int, unit: Unit, doc: SynthDoc,
 def _listed(after: str) -> bool:
     """E is one of a list: "E and F", "E, F", "E, bassist F", "E and veterinarian F" (not "E and produced by F")."""
     m = re.match(r"\s*(?:,\s*(?:and\s+|&\s*)?|and\s+|&\s*|/\s*)((?:[a-z][\w-]*\s+){0,3})[A-Z\"“]", after)
-    return m is not None and not any(w.endswith(("ed", "ing")) or w in _OTHER | _COPULAS.keys() | {
+    return m is not None and not any(w.endswith(("ed", "ing")) or w in OTHER | COPULAS.keys() | {
         "by", "in", "then", "also", "here", "it", "they", "he", "she", "has", "had"} for w in m.group(1).split())
 
 
 def _qualifies(after: str, page: EntityPage | None) -> bool:
     """"Paris, France": E's page names the place after the comma; or E is a state and a country follows."""
     m = re.match(r"\s*,\s*([A-Z][\w.’'-]*(?:\s+[A-Z][\w.’'-]*)*)", after)
-    return m is not None and page is not None and (page.says(m.group(1)) or m.group(1) in _COUNTRIES
-                                                   and page.kind(_PLACES) in _REGIONS)
+    return m is not None and page is not None and (page.says(m.group(1)) or m.group(1) in COUNTRIES
+                                                   and page.kind(PLACES) in REGIONS)
 
 
-def _kind(c: _Clause, kinds: tuple[str, ...] = _GROUPS + _PLACES) -> str | None:
+def _kind(c: _Clause, kinds: tuple[str, ...] = GROUPS + PLACES) -> str | None:
     return c.page.kind(kinds) if c.page is not None else None
 
 
@@ -171,7 +131,7 @@ def _about(words: list[str], doc: SynthDoc) -> int | None:
         return 1
     lead = re.split(r"(?<=[a-z)])\.\s", doc.text[:400], maxsplit=1)[0]
     if first == "the" and len(words) > 1 and (words[1] == _T or re.fullmatch(r"[a-z]+", words[1]) and words[1]
-                                              not in _OTHER and re.search(rf"\b{words[1]}\b", lead)):
+                                              not in OTHER and re.search(rf"\b{words[1]}\b", lead)):
         return 2  # "The film …" when the page's first sentence says it is a film
     return None
 
@@ -181,10 +141,10 @@ def _predicate(words: list[str], doc: SynthDoc, copula: bool = False) -> str | N
     copula), or None."""
     n = _about(words, doc)
     rest = [w.lower() for w in words[n or 0:]]
-    if n is None or any(w in _OTHER or not re.match(r"[\w'’.\-–—/&]", w) or w in ("in", "at") and not (
-            i + 1 < len(rest) and (rest[i + 1][:1].isdigit() or rest[i + 1] in _NUMBERS)) for i, w in enumerate(rest)):
+    if n is None or any(w in OTHER or not re.match(r"[\w'’.\-–—/&]", w) or w in ("in", "at") and not (
+            i + 1 < len(rest) and (rest[i + 1][:1].isdigit() or rest[i + 1] in NUMBERS)) for i, w in enumerate(rest)):
         return None  # "in 1975", "in three acts" may stand between, "in the series" may not
-    tense = next((_COPULAS[w] for w in rest if w in _COPULAS), "")
+    tense = next((COPULAS[w] for w in rest if w in COPULAS), "")
     return None if copula and not tense else tense
 
 
@@ -192,7 +152,7 @@ def _tail(words: list[str]) -> tuple[list[str], list[str]]:
     """The clause before E, split into its head and what describes E right before it ("the American singer")."""
     i = len(words)
     while i > 0 and len(words) - i < 7 and re.fullmatch(r"[\w'’.\-/]+", words[i - 1]) and words[i - 1] != _T \
-            and words[i - 1].lower() not in _OTHER | {"by", "in", "starring", "stars", "named", "its", "his", "her",
+            and words[i - 1].lower() not in OTHER | {"by", "in", "starring", "stars", "named", "its", "his", "her",
                                                       "their"} \
             and (words[i - 1] != "and" or i >= 2 and words[i - 2].islower() and i < len(words)):
         i -= 1
@@ -203,7 +163,7 @@ def _agents(lower: list[str]) -> tuple[list[str], int]:
     """The agent verbs the clause ends with ("written, produced and directed"), last first, and where they start.
     "co-written" counts in the list, not as what E is: "directed and co-written by E" → the director."""
     def agent(word: str) -> bool:
-        return word in _AGENTS or word.startswith("co-") and word[3:] in _AGENTS
+        return word in AGENTS or word.startswith("co-") and word[3:] in AGENTS
     agents, i = [], len(lower)
     while i > 0 and agent(lower[i - 1]):
         agents.append(lower[i - 1])
@@ -214,7 +174,7 @@ def _agents(lower: list[str]) -> tuple[list[str], int]:
         if j == i or j == 0 or not agent(lower[j - 1]):
             break
         i = j
-    return [a for a in agents if a in _AGENTS], i
+    return [a for a in agents if a in AGENTS], i
 
 
 def _by_phrase(c: _Clause) -> str | None:
@@ -225,7 +185,7 @@ def _by_phrase(c: _Clause) -> str | None:
     via, head = head[-1].lower(), head[:-1]
     lower = [w.lower() for w in head]
     if via == "from":  # "T is the third studio album from E" (not "a single from the album E")
-        if len(lower) < 2 or _WORKS.get(lower[-1]) != "recorder" or any(w.lower() in _WORKS for w in tail):
+        if len(lower) < 2 or WORKS.get(lower[-1]) != "recorder" or any(w.lower() in WORKS for w in tail):
             return None
         return f"the artist who recorded {c.title}" if _predicate(head[:-1], c.doc, copula=True) else None
     if based := _based_on(head, c):
@@ -249,16 +209,16 @@ def _by_phrase(c: _Clause) -> str | None:
         if agents[0] in ("led", "coached", "managed") and tail and tail[-1].lower() in ("coach", "manager"):
             return f"the {'head ' if 'head' in [w.lower() for w in tail] else ''}{tail[-1].lower()} of {c.title}"
         return {"recorded": f"the artist who recorded {c.title}", "played": f"the actor who played {c.title}",
-                "portrayed": f"the actor who played {c.title}"}.get(agents[0], f"the {_AGENTS[agents[0]]} of {c.title}")
+                "portrayed": f"the actor who played {c.title}"}.get(agents[0], f"the {AGENTS[agents[0]]} of {c.title}")
     # "T is a 2003 album (released in 2004) by E", "an opera in three acts by E": the page is the work
     if len(lower) >= 3 and lower[-3] == "in" and lower[-1] in ("act", "acts"):
         head, lower = head[:-3], lower[:-3]
     if lower and lower[-1] in ("released", "issued"):
         head, lower = head[:-1], lower[:-1]
-    if not lower or lower[-1] not in _WORKS or _predicate(head[:-1], c.doc, copula=True) is None:
+    if not lower or lower[-1] not in WORKS or _predicate(head[:-1], c.doc, copula=True) is None:
         return None
-    maker = "recorder" if lower[-2:] == ["extended", "play"] else _WORKS[lower[-1]]
-    if maker == "director" and any(w.lower() not in ("the", "director", "filmmaker") and not _NATIONALITY.match(w)
+    maker = "recorder" if lower[-2:] == ["extended", "play"] else WORKS[lower[-1]]
+    if maker == "director" and any(w.lower() not in ("the", "director", "filmmaker") and not NATIONALITY.match(w)
                                    for w in tail):
         return None  # "a film by producer E": not its director
     return f"the artist who recorded {c.title}" if maker == "recorder" else f"the {maker} of {c.title}"
@@ -269,11 +229,11 @@ def _based_on(head: list[str], c: _Clause) -> str | None:
     lower = [w.lower() for w in head]
     if lower[-4:] in (["of", "the", "same", "name"], ["of", "the", "same", "title"]):
         head, lower = head[:-4], lower[:-4]
-    if not lower or _WORKS.get(lower[-1]) != "author" or "on" not in lower:
+    if not lower or WORKS.get(lower[-1]) != "author" or "on" not in lower:
         return None
     i = len(lower) - 1 - lower[::-1].index("on")
     if i < 1 or lower[i - 1] != "based" or not all(w.lower() in ("the", "a", "an", "short") or w[:1].isdigit()
-                                                    or _NATIONALITY.match(w) for w in head[i + 1:-1]):
+                                                    or NATIONALITY.match(w) for w in head[i + 1:-1]):
         return None
     rest = head[: i - 2] if i >= 2 and head[i - 2] == "," else head[: i - 1]
     return f"the author of the {lower[-1]} on which {c.title} is based" if _predicate(rest, c.doc) is not None else None
@@ -299,8 +259,8 @@ def _possessive(c: _Clause) -> str | None:
             and body[i - 1] not in ("its", "his", "her", "their"):
         i -= 1
     role = [w.lower() for w in body[i:]]
-    if not c.alone or c.names or i == 0 or not role or not all(w in _MODIFIERS for w in role[:-1]) \
-            or role[-1] not in _RELATIONS and not (role[-1] in _KIN and _SINGLING & set(role)):
+    if not c.alone or c.names or i == 0 or not role or not all(w in MODIFIERS for w in role[:-1]) \
+            or role[-1] not in RELATIONS and not (role[-1] in KIN and SINGLING & set(role)):
         return None
     owner = body[i - 1]
     m = re.fullmatch(r"([a-z]+)['’]s", owner)  # "the band's": the page's own kind of thing
@@ -320,17 +280,17 @@ def _kinship(c: _Clause) -> str | None:
         return None
     if [w.lower() for w in words[-2:]] == ["married", "to"]:
         words = [*words[:-2], "wife", "of"]  # the same clause, read as "T is the spouse of E"
-    if words[-1].lower() != "of" or words[-2].lower() not in _KINSHIP:
+    if words[-1].lower() != "of" or words[-2].lower() not in KINSHIP:
         return None
     i = len(words) - 2
-    while i > 0 and words[i - 1].lower() in _SINGLING | {"first", "second", "third", "elder", "younger", "older"}:
+    while i > 0 and words[i - 1].lower() in SINGLING | {"first", "second", "third", "elder", "younger", "older"}:
         i -= 1
     i -= i > 0 and words[i - 1].lower() in ("the", "a")
     rest = words[: i - 1] if i > 0 and words[i - 1] == "," else words[:i]  # "T was a noblewoman, daughter of E"
     if _predicate(rest, c.doc, copula=True) is None:
         return None
     gender = c.page.gender() if c.page is not None else ""
-    if _KINSHIP[words[-2].lower()] == "parent":
+    if KINSHIP[words[-2].lower()] == "parent":
         return f"the {'father' if gender == 'm' else 'mother'} of {c.title}" if gender else None
     return f"the {({'m': 'husband', 'f': 'wife'}[gender]) if gender else 'spouse'} of {c.title}"
 
@@ -343,20 +303,20 @@ def _member(c: _Clause) -> str | None:
     if len(lower) < 3 or lower[-1] != "of" or c.names:
         return None
     j = len(head) - 2
-    while j > 0 and re.fullmatch(r"[a-z\-]+", head[j - 1]) and head[j - 1] not in _COPULAS:
+    while j > 0 and re.fullmatch(r"[a-z\-]+", head[j - 1]) and head[j - 1] not in COPULAS:
         j -= 1
     tense = _predicate(head[:j], c.doc, copula=True)
-    role, noun = [w for w in lower[j:-1] if w not in _FILLER], lower[-2]
-    if tense is None or not all(w in _MODIFIERS for w in role[:-1]) or "as" in lower[j:-1] and lower[j] != "best":
+    role, noun = [w for w in lower[j:-1] if w not in FILLER], lower[-2]
+    if tense is None or not all(w in MODIFIERS for w in role[:-1]) or "as" in lower[j:-1] and lower[j] != "best":
         return None
-    if noun in _PARENTS and c.alone and role == [noun]:
+    if noun in PARENTS and c.alone and role == [noun]:
         return f"the parent company of {c.title}"
-    kind = next((w.lower() for w in reversed(tail) if w.lower() in _GROUPS + _PLACES), None) or _kind(c)
-    if noun == "member" and kind in _GROUPS and c.alone:
+    kind = next((w.lower() for w in reversed(tail) if w.lower() in GROUPS + PLACES), None) or _kind(c)
+    if noun == "member" and kind in GROUPS and c.alone:
         return f"the {kind} {c.title} {tense} a {' '.join(role)} of"
-    if noun in _BAND_ROLES and kind in _GROUPS and c.alone:
+    if noun in BAND_ROLES and kind in GROUPS and c.alone:
         return f"the {kind} whose {' '.join(role)} {tense} {c.title}"
-    if noun == "part" and role == [noun] and kind in _PLACES and c.placed:
+    if noun == "part" and role == [noun] and kind in PLACES and c.placed:
         return f"the {'city' if kind == 'capital' else kind} {c.title} {tense} part of"
     return None
 
@@ -381,14 +341,14 @@ def _place(c: _Clause) -> str | None:
     if verb == "born" and not city:  # "He was born in E", "T is an American singer born in E"
         ok = words[0].lower() in ("he", "she") or words[0] == _T
         return f"the birthplace of {c.title}" if ok and _predicate(words[:-2], c.doc) is not None else None
-    kind = _kind(c, _PLACES)
-    if city and kind not in (*_REGIONS, "country", "republic", "kingdom", "island"):
+    kind = _kind(c, PLACES)
+    if city and kind not in (*REGIONS, "country", "republic", "kingdom", "island"):
         return None  # "in Charlotte, E": E is larger than a city
     if kind is None and c.page is not None and c.page.main_sense and not city:
         kind = "place"  # the page titled E is its main sense: a place, as the sentence says
-    if verb in _LOCATED:
+    if verb in LOCATED:
         rest = words[:-2]
-    elif verb in _SITES and not person_page(c.doc):
+    elif verb in SITES and not person_page(c.doc):
         rest, verb = words[:-1], "located"
     else:
         return None
@@ -397,7 +357,7 @@ def _place(c: _Clause) -> str | None:
         return None  # "Headquartered in E, the company …" leads a clause about the page
     tense = _predicate(rest, c.doc, copula=True) if rest else "is"
     kind = {"capital": "city", "republic": "country", "kingdom": "country"}.get(kind, kind)
-    return f"the {kind} where {c.title} {tense} {_LOCATED[verb]}" if tense else None
+    return f"the {kind} where {c.title} {tense} {LOCATED[verb]}" if tense else None
 
 
 def _named(c: _Clause) -> str | None:
