@@ -120,6 +120,15 @@ def test_the_same_documents_give_the_same_questions_and_the_set_is_kept(tmp_path
     assert paths == paths_again and [q.id for q in first.questions] == [q.id for q in second.questions]
 
 
+def test_a_set_made_by_other_code_is_made_again(tmp_path, corpus, monkeypatch):
+    from deepresearch.train.synth import synthesize as module
+
+    kept = module.synth_dir(tmp_path, corpus, SETTINGS)
+    assert module.synth_dir(tmp_path, corpus, SETTINGS) == kept
+    monkeypatch.setattr(module, "code_fingerprint", lambda: "0ther0de")  # the synthesizer or the reader changed
+    assert module.synth_dir(tmp_path, corpus, SETTINGS) != kept
+
+
 def test_each_filter_drops_and_counts(corpus):
     keep = QuestionFilter(corpus.search, 3, 0.5)
     theatre = next(d.id for d in corpus if d.id.endswith("Dorset Garden Theatre.md"))

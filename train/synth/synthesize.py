@@ -9,6 +9,7 @@ held-out documents.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -185,9 +186,25 @@ def synthesize(corpus: SynthCorpus, settings: SynthSettings) -> SynthSet:
                     documents=len(corpus), seconds=time.perf_counter() - start)
 
 
+@functools.cache
+def code_fingerprint() -> str:
+    """The synthesizer's own code and the reader's it reads documents with (train/synth, agent/reader): a set made by
+    other code is made again, not reused (a set kept across an upgrade held the old rules' questions)."""
+    from deepresearch.agent import reader
+
+    digest = hashlib.sha1()
+    for package in (Path(__file__).parent, Path(reader.__file__).parent):
+        for path in sorted(package.rglob("*.py")):
+            digest.update(path.relative_to(package).as_posix().encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:8]
+
+
 def synth_dir(root: Path, corpus: SynthCorpus, settings: SynthSettings) -> Path:
-    """Where a corpus's set for these settings is kept: the same corpus and settings reuse it (`--resume`)."""
-    return root / f"{corpus.fingerprint()}-{hashlib.sha1(settings.model_dump_json().encode()).hexdigest()[:8]}"
+    """Where a corpus's set for these settings and this code is kept: the same corpus, settings and code reuse it
+    (`--resume`)."""
+    made_by = hashlib.sha1(f"{settings.model_dump_json()} {code_fingerprint()}".encode()).hexdigest()[:8]
+    return root / f"{corpus.fingerprint()}-{made_by}"
 
 
 def synthesized(root: Path, corpus: SynthCorpus, settings: SynthSettings) -> tuple[SynthSet, SynthPaths]:
