@@ -107,6 +107,11 @@ _KIND_STOP = frozenset({"in", "on", "at", "by", "from", "for", "with", "to", "th
 _PARTICIPLE = re.compile(r"[\w-]{4,}(?:ed|ing)|(?:\w+-)?(?:written|found|made|known|built|held|sung|shown|set|led)")
 
 
+def plain_title(title: str) -> str:
+    """A page title without its disambiguation: "The Gate (song)" → "The Gate"."""
+    return re.sub(r"\s*\([^)]*\)\s*$", "", title).strip()
+
+
 def page_kinds(doc: SynthDoc) -> frozenset[str]:
     """What the page says its subject is: its title's disambiguation ("(1944 film)"), the last word of its title
     ("Warwick Mall"), and, when its first sentence is about the title, the head nouns of its "is a …" ("an American
@@ -114,7 +119,7 @@ def page_kinds(doc: SynthDoc) -> frozenset[str]:
     kinds: set[str] = set()
     m = re.search(r"\(([^()]*)\)\s*$", doc.title)
     kinds.update(re.findall(r"[a-z]+", m.group(1).lower()) if m else ())
-    plain = re.sub(r"\s*\([^)]*\)\s*$", "", doc.title).split()
+    plain = plain_title(doc.title).split()
     if len(plain) > 1:
         kinds.add(plain[-1].lower())
     first = re.sub(r"\s*\([^()]*\)", "", _first_sentence(doc)) if names_title(doc) else ""
@@ -139,7 +144,7 @@ def names_title(doc: SynthDoc) -> bool:
     "Somalis", "The Houston Rockets are …" on "Houston Rockets all-time roster" do not), so "it" may stand for it."""
     lead = _first_sentence(doc)
     verb = re.search(r"\b(?:is|was|are|were|has|had|have)\b", lead)
-    title = normalise(re.sub(r"\s*\([^)]*\)\s*$", "", html.unescape(doc.title)).split(",")[0])  # "Guin, Alabama"
+    title = normalise(plain_title(html.unescape(doc.title)).split(",")[0])  # "Guin, Alabama"
     return bool(title) and title in normalise(lead[: verb.start()] if verb else lead)
 
 

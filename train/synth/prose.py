@@ -21,7 +21,7 @@ import re
 from deepresearch.agent.reader import Unit
 
 from .corpus import SynthDoc
-from .facts import SUBJECT, Fact, context_of, is_kind, kind_fits, names_title, unit_spans
+from .facts import SUBJECT, Fact, context_of, is_kind, kind_fits, names_title, plain_title, unit_spans
 
 TOKEN = re.compile(r"[\w'’.\-]+|[^\w\s]")
 _AUX = frozenset({"was", "were", "is", "are"})
@@ -127,11 +127,6 @@ _FOLLOWERS = frozenset({"", ",", ".", ";", ":", ")", "(", "in", "on", "at", "for
 _SCALES = frozenset({"million", "billion", "thousand", "hundred", "trillion", "percent", "per", "days", "weeks",
                      "months", "years", "hours", "minutes", "seconds", "miles", "metres", "meters", "feet",
                      "kilometres", "kilometers", "acres", "hectares", "tonnes", "tons", "pounds", "dollars", "euros"})
-
-
-def plain_title(title: str) -> str:
-    """A page title without its disambiguation: "The Gate (song)" → "The Gate"."""
-    return re.sub(r"\s*\([^)]*\)\s*$", "", title).strip()
 
 
 def person_page(doc: SynthDoc) -> bool:
