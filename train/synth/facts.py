@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 
 from deepresearch.agent.reader import EvidenceSentence, Unit, answer_kind, labelled_spans, normalise
+from deepresearch.agent.reader.document.text import without_disambiguation
 
 from .corpus import SynthDoc
 
@@ -108,8 +109,8 @@ _PARTICIPLE = re.compile(r"[\w-]{4,}(?:ed|ing)|(?:\w+-)?(?:written|found|made|kn
 
 
 def plain_title(title: str) -> str:
-    """A page title without its disambiguation: "The Gate (song)" → "The Gate"."""
-    return re.sub(r"\s*\([^)]*\)\s*$", "", title).strip()
+    """A page title without its disambiguation, as the reader strips it: "The Gate (song)" → "The Gate"."""
+    return without_disambiguation(title).strip()
 
 
 def page_kinds(doc: SynthDoc) -> frozenset[str]:
