@@ -37,7 +37,7 @@ from .answers.likelihood import (
 from .answers.options import BRIDGE_OPTIONS, AnswerOptions, answer_options, bridge_options
 from .answers.structure import labelled_spans
 from .document.evidence import EvidenceSentence, evidence_units
-from .document.text import best_sentences, locate, normalise, quote_supported, split_sentences
+from .document.text import best_sentences, locate, normalise, quote_supported, split_sentences, without_disambiguation
 from .document.units import Unit, is_masthead, read_units
 from .language.answer_form import NOT_FOUND, YES_NO, answer_choices
 from .language.kinds import answer_kind
@@ -55,4 +55,5 @@ __all__ = [
     "RelevanceReader", "texts_about", "ABOUT_WEIGHT", "by_relevance", "FEATURE_WEIGHTS",
     "QuestionKind", "question_kind", "question_parts",
     "asks_beyond_names", "speaks_of", "Span", "labelled_spans", "answer_kind", "rest_of_question",
+    "without_disambiguation",
 ]

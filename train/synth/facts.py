@@ -12,8 +12,14 @@ import html
 import re
 from dataclasses import dataclass
 
-from deepresearch.agent.reader import EvidenceSentence, Unit, answer_kind, labelled_spans, normalise
-from deepresearch.agent.reader.document.text import without_disambiguation
+from deepresearch.agent.reader import (
+    EvidenceSentence,
+    Unit,
+    answer_kind,
+    labelled_spans,
+    normalise,
+    without_disambiguation,
+)
 
 from .corpus import SynthDoc
 
