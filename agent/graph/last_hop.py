@@ -15,7 +15,7 @@ import asyncio
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from deepresearch.agent.reader import Candidate
+from deepresearch.agent.reader import Candidate, best_first
 
 from .state import PlanStep
 
@@ -54,4 +54,4 @@ async def by_last_hop(ctx: ResearchContext, candidates: list[Candidate], hop: Pl
         return candidates[:keep]
     like = {q: sum(a * b for a, b in zip(query, v, strict=True)) for q, v in zip(quotes, vectors, strict=True)}
     rescored = [replace(c, score=c.score + weight * like[c.quote]) for c in candidates]
-    return sorted(rescored, key=lambda c: (-c.score, c.source))[:keep]
+    return best_first(rescored)[:keep]

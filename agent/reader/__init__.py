@@ -12,17 +12,19 @@ the trainer and the evals import it from here, this face.
   decides for, the ranked spans; bridge_options (a multi-hop question's follow-up names); labelled_spans (a
   unit's answer spans, each with its column or key; the trainer's question synthesis builds on it); the likelihood
   template, weight and roles (the graph's scoring.py makes the calls); rest_of_question (what a multi-hop question
-  still asks once its bridge is known)
+  still asks once its bridge is known); best_first (the candidates' order: a range or size before the number it starts
+  with)
 - language/ also: question_kind (a factoid question, one answer span, or an open one: explain, compare, summarise,
   list: a report), question_parts (the things an open question covers one by one), asks_beyond_names (a search asks
   more than the question's names), speaks_of (a quote names what a question is about itself)
 - trust/: RelevanceReader (is a unit about the question, on its own or through a chain), by_relevance (the
-  candidates re-sorted with it), answer_confidence (how likely the best candidate is right), ABOUT
+  candidates re-sorted with it), answer_confidence (how likely the best candidate is right; none for a value
+  labelled as another thing or called replaced), ABOUT
 
 The packages import downwards in that order, and document/ and language/ import nothing of the reader's.
 """
 
-from .answers.candidates import Candidate
+from .answers.candidates import Candidate, best_first
 from .answers.candidates import W as FEATURE_WEIGHTS
 from .answers.hop_question import rest_of_question
 from .answers.likelihood import (
@@ -55,5 +57,5 @@ __all__ = [
     "RelevanceReader", "texts_about", "ABOUT_WEIGHT", "by_relevance", "FEATURE_WEIGHTS",
     "QuestionKind", "question_kind", "question_parts",
     "asks_beyond_names", "speaks_of", "Span", "labelled_spans", "answer_kind", "rest_of_question",
-    "without_disambiguation",
+    "without_disambiguation", "best_first",
 ]

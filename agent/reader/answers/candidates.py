@@ -47,6 +47,8 @@ from ..language.kinds import (
 from ..language.spans import GENERIC_NAMES, STOP_WORDS, WORD, AnswerKind, Span, name_spans, question_names
 from ..language.words import BIRTH, DEATH, content_words, life_date, stem
 from .anchors import anchored, anchors
+from .classes import category_fit, shared_classes, source_categories
+from .classes import name_key as _norm
 from .links import Links
 from .name_edges import common_words, inner_capitals, opening_common_word, without_opening_word
 from .offices import NOT_A_PERSON, holder_of, holders, is_office
@@ -58,9 +60,8 @@ _WHO = re.compile(r"^\s*(who|whom|whose)\b|\bto whom\b|\b(who|whom)\s+(is|was|we
                   re.IGNORECASE)
 _WHERE = re.compile(r"^\s*where\b|\bwhere (is|was|were|are|did|does)\b", re.IGNORECASE)
 _PLACE_CUE = frozenset({"in", "at", "near", "from", "of"})
+_YEAR = re.compile(r"1\d{3}|20\d{2}")
 
-def _norm(text: str) -> str:
-    return " ".join(m.group().lower() for m in WORD.finditer(text) if m.group().lower() not in ("a", "an", "the"))
 
 
 @dataclass
@@ -184,7 +185,7 @@ def rank_candidates(question: str, sentences: Iterable[EvidenceSentence], k: int
     # "documentary film" is no name span: a kind asked, each unit's class phrases, read once
     classes = [category_spans(s.text) for s in sentences] if kind == "name" and asks_category(question) else None
     # asked what two things both are, a class that sources of two things give is the one they share
-    shared = _shared_classes(sentences, classes) if classes is not None and asks_shared(question) else set()
+    shared = shared_classes(sentences, classes) if classes is not None and asks_shared(question) else set()
     ordinary = common_words(sentences)
     common = ordinary if kind == "name" else frozenset()
     capitals = inner_capitals(sentences) if kind == "name" else frozenset()
@@ -221,6 +222,8 @@ def rank_candidates(question: str, sentences: Iterable[EvidenceSentence], k: int
             if not key or (key in GENERIC_NAMES and not nationality) or opening_common_word(sent.text, span, common):
                 continue
             span_stems = {stem(w) for w in key.split()}
+            if span.kind == "date" and len(span_stems) > 1:  # "22 June 2025" for "our 2025 show": its year places it
+                span_stems = {w for w in span_stems if not _YEAR.fullmatch(w)} or span_stems
             # the words naming the answer's type may be the answer's own ("Calder Heating" for "which heating firm")
             novelty = 1.0 - len(span_stems & (q_stems - type_words)) / len(span_stems)
             if f" {key} " in q_norm or novelty == 0.0:
@@ -241,8 +244,12 @@ def rank_candidates(question: str, sentences: Iterable[EvidenceSentence], k: int
                 "kind": kind_bonus(span, kind, asks_year, measure, unit) + SHARED_CLASS * (key in shared),
                 "bridge": float(key in bridge_keys), "hop": float(sent.hop), "lead": float(sent.position == 0),
                 "subject": float(key == title_key), "early": 1.0 - span.start / max(1, len(sent.text)),
-                "category": _category(categories.get(key), type_words),
+                "category": category_fit(categories.get(key), type_words),
                 "column": label_match(label, asked) if label else 0.0,
+                # its cell's column (its line's key) names another thing than the one asked, which its unit never
+                # names ("Phone: …" for "what is the fax number"): no weight, but the confidence reads it
+                "label_other": float(bool(label and asked) and not label_match(label, asked)
+                                     and not asked & (around | title_stems | {stem(w) for w, _ in s_words})),
                 "row_about": about if sent.kind == "row" else 0.0,
                 "corrects": float(right_from is not None and span.start >= right_from), "anchor": anchor,
                 "link": links.link(index, sent.url, span.text) if links else 0.0,
@@ -280,7 +287,17 @@ def rank_candidates(question: str, sentences: Iterable[EvidenceSentence], k: int
         cand.score += w.get("repeats", 0.0) * cand.features["repeats"] + w.get("later", 0.0) * cand.features["later"]
     if asks == "person":
         _put_holders(best, sentences, w)
-    return sorted(best.values(), key=lambda c: (-c.score, c.source))[:k]
+    return best_first(best.values())[:k]
+
+
+# a range or a size written as one value: "V2–V4", "1.8 m × 1.2 m", "6 x 4", "10 to 12"
+_JOINED_VALUE = re.compile(r"\S\s*[–—×]\s*\S|\d\s*x\s*\d|\S to \S")
+
+
+def best_first(candidates: Iterable[Candidate]) -> list[Candidate]:
+    """Best first. A tie goes to the earlier source, then to a range or size: two spans that start together and score
+    alike are such a value and the piece it starts with ("1.8 m × 1.2 m" and "1.8 m", "V2–V4" and "V2")."""
+    return sorted(candidates, key=lambda c: (-c.score, c.source, _JOINED_VALUE.search(c.text) is None))
 
 
 def _put_holders(best: dict[str, Candidate], sentences: list[EvidenceSentence], w: dict[str, float]) -> None:
@@ -305,47 +322,6 @@ def _put_holders(best: dict[str, Candidate], sentences: list[EvidenceSentence], 
         if old is None or score > old.score:
             best[person_key] = Candidate(person, score, unit.text, unit.source, unit.url,
                                          old.count if old else 1, features)
-
-
-_CATEGORY = re.compile(r"\b(?:is|was|are|were)\s+(?:a|an|the|one of the)\s+((?:[\w'’\-]+\s+){0,5}[\w'’\-]+)")
-
-
-def source_categories(sentences: Iterable[EvidenceSentence]) -> dict[str, set[str]]:
-    """What each source's lead says its subject is ("Dunkin' Donuts is an American doughnut company"
-    → {american, doughn, compa}), by the source's title: a candidate that is a source's subject has
-    a type the question's "which company" can be checked against."""
-    out: dict[str, set[str]] = {}
-    for sent in sentences:
-        if sent.position != 0 or not sent.title:
-            continue
-        m = _CATEGORY.search(sent.text)
-        if m is None:
-            continue
-        words = []
-        for w in m.group(1).split():
-            if w.lower() in STOP_WORDS:
-                break
-            words.append(stem(w.lower()))
-        out.setdefault(_norm(without_disambiguation(sent.title)), set()).update(words)
-    return out
-
-
-def _shared_classes(sentences: list[EvidenceSentence], classes: list[list[Span]]) -> set[str]:
-    """The class phrases (`classes`, a unit's each) that units of two or more sources give ("musician" on Chris
-    Jericho's page and on Gary Barlow's)."""
-    sources: dict[str, set[str]] = {}
-    for sent, spans in zip(sentences, classes, strict=True):
-        for span in spans:
-            sources.setdefault(_norm(span.text), set()).add(sent.url)
-    return {key for key, urls in sources.items() if len(urls) > 1}
-
-
-def _category(category: set[str] | None, type_words: set[str]) -> float:
-    """+1 when the candidate's own source calls it what the question asks for, −1 when it calls it
-    something else, 0 when no source read says what it is."""
-    if not category or not type_words:
-        return 0.0
-    return 1.0 if category & type_words else -1.0
 
 
 def linked_titles(sentences: list[EvidenceSentence], entity: set[str]) -> set[str]:

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from ..answers.candidates import Candidate
+from ..answers.candidates import Candidate, best_first
 from .relevance import RelevanceReader
 
 ABOUT_WEIGHT = 3.0
@@ -31,4 +31,4 @@ def by_relevance(candidates: Sequence[Candidate], reader: RelevanceReader) -> li
     """The candidates with ABOUT_WEIGHT · relevance added to their score, best first (their features unchanged)."""
     scored = [replace(c, score=c.score + ABOUT_WEIGHT * reader.of_answer(c.text, c.url, c.quote).score)
               for c in candidates]
-    return sorted(scored, key=lambda c: (-c.score, c.source))
+    return best_first(scored)
