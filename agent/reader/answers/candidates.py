@@ -63,7 +63,6 @@ _PLACE_CUE = frozenset({"in", "at", "near", "from", "of"})
 _YEAR = re.compile(r"1\d{3}|20\d{2}")
 
 
-
 @dataclass
 class Candidate:
     text: str
@@ -211,7 +210,10 @@ def rank_candidates(question: str, sentences: Iterable[EvidenceSentence], k: int
         title_stems = {stem(w) for w in content_words(sent.title)}
         title_key = _norm(without_disambiguation(sent.title))
         rel_hits = [(stem(w), pos) for w, pos in s_words if stem(w) in relation]
-        ent_shared = ({stem(w) for w, _ in s_words} | title_stems | around) & entity
+        unit_stems = {stem(w) for w, _ in s_words} | title_stems | around
+        ent_shared = unit_stems & entity
+        # the unit, its heading, columns and title name none of what the question asks for (see "label_other")
+        asked_unsaid = bool(asked) and not asked & unit_stems
         # A hop's source is about the bridge, which the evidence named beside the question's entities.
         about = 1.0 if sent.hop or title_key in linked else len(ent_shared) / len(entity) if entity else 0.0
         rel_share = len({w for w, _ in rel_hits} | (around & relation)) / len(relation) if relation else 0.0
@@ -248,8 +250,7 @@ def rank_candidates(question: str, sentences: Iterable[EvidenceSentence], k: int
                 "column": label_match(label, asked) if label else 0.0,
                 # its cell's column (its line's key) names another thing than the one asked, which its unit never
                 # names ("Phone: …" for "what is the fax number"): no weight, but the confidence reads it
-                "label_other": float(bool(label and asked) and not label_match(label, asked)
-                                     and not asked & (around | title_stems | {stem(w) for w, _ in s_words})),
+                "label_other": float(asked_unsaid and bool(label) and not label_match(label, asked)),
                 "row_about": about if sent.kind == "row" else 0.0,
                 "corrects": float(right_from is not None and span.start >= right_from), "anchor": anchor,
                 "link": links.link(index, sent.url, span.text) if links else 0.0,
