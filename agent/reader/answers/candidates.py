@@ -44,7 +44,7 @@ from ..language.kinds import (
     prefers_unit,
     words_answered,
 )
-from ..language.spans import GENERIC_NAMES, STOP_WORDS, WORD, AnswerKind, Span, name_spans, question_names
+from ..language.spans import GENERIC_NAMES, STOP_WORDS, WORD, YEAR, AnswerKind, Span, name_spans, question_names
 from ..language.words import BIRTH, DEATH, content_words, life_date, stem
 from .anchors import anchored, anchors
 from .classes import category_fit, shared_classes, source_categories
@@ -60,7 +60,6 @@ _WHO = re.compile(r"^\s*(who|whom|whose)\b|\bto whom\b|\b(who|whom)\s+(is|was|we
                   re.IGNORECASE)
 _WHERE = re.compile(r"^\s*where\b|\bwhere (is|was|were|are|did|does)\b", re.IGNORECASE)
 _PLACE_CUE = frozenset({"in", "at", "near", "from", "of"})
-_YEAR = re.compile(r"1\d{3}|20\d{2}")
 
 
 @dataclass
@@ -225,7 +224,7 @@ def rank_candidates(question: str, sentences: Iterable[EvidenceSentence], k: int
                 continue
             span_stems = {stem(w) for w in key.split()}
             if span.kind == "date" and len(span_stems) > 1:  # "22 June 2025" for "our 2025 show": its year places it
-                span_stems = {w for w in span_stems if not _YEAR.fullmatch(w)} or span_stems
+                span_stems = {w for w in span_stems if not YEAR.fullmatch(w)} or span_stems
             # the words naming the answer's type may be the answer's own ("Calder Heating" for "which heating firm")
             novelty = 1.0 - len(span_stems & (q_stems - type_words)) / len(span_stems)
             if f" {key} " in q_norm or novelty == 0.0:

@@ -32,6 +32,7 @@ from ..document.evidence import EvidenceSentence
 from ..document.text import normalise, without_disambiguation
 from ..document.units import row_cells
 from ..language.comparatives import MEASURES
+from ..language.spans import YEAR
 from ..language.words import DEATH, content_words, life_date, stem
 
 Order = Literal["earliest", "latest"]
@@ -45,7 +46,7 @@ _LATEST = re.compile(r"\b(later|latest|more recent(ly)?|most recent(ly)?|younger
 # right), two or more did (11 of 13). With one such word, carrying it decides: 2 of 2 right on train, 2 of 2 on dev.
 PROPERTY_MARGIN = 2
 _DIED = re.compile(r"\b(died|dies|death|passed away)\b", re.IGNORECASE)
-_YEAR = re.compile(r"\b(1[0-9]\d{2}|20\d{2})\b")
+_YEAR = re.compile(rf"\b({YEAR.pattern})\b")
 # "more species", "the larger population", "fewer than … members": the comparative and the noun counted.
 _COUNT = re.compile(r"\b(?i:(?P<cue>more|most|larger|largest|bigger|biggest|greater|greatest|higher|highest|"
                     r"fewer|fewest|less|least|smaller|smallest|lower|lowest))\s+(?:\w+\s+)?(?P<noun>[a-z]{3,})\b")

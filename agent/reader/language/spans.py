@@ -87,6 +87,7 @@ _NUMBER_WORD = re.compile(r"\b(?:two|three|four|five|six|seven|eight|nine|ten|el
 _QUOTED = re.compile(r"[\"“]([^\"“”]{2,80})[\"”]")
 _TOKEN = re.compile(r"[\w][\w'’.\-&]*|[^\w\s]", re.UNICODE)
 WORD = re.compile(r"\w+", re.UNICODE)
+YEAR = re.compile(r"1\d{3}|20\d{2}")  # a year as written: 1000–2099
 
 # Lower-case words allowed inside a name ("Bank of England", "Leonardo da Vinci").
 NAME_CONNECTORS = frozenset({"of", "the", "de", "da", "del", "della", "di", "du", "des", "la", "le", "van",
