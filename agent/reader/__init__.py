@@ -7,7 +7,9 @@ the trainer and the evals import it from here, this face.
   best_sentences (units as text, and quotes), EvidenceSentence (a unit with where it stands), when a unit was
   written (recency)
 - language/: the words — spans of each kind (Span), what a question asks for (answer_kind), answer_choices (its
-  form: yes/no, "A or B"), stems
+  form: yes/no, "A or B"), stems; every function here that takes a question reads the one a request wraps ("Do you
+  know what the fax number is?" asks "What is the fax number?", not yes or no: language/phrasing.py), and those that
+  take evidence too write a lower-case question's names as the evidence writes them
 - answers/: answer_options(question, sentences, pool=, bridges=) — the writer's choices, the one the evidence
   decides for, the ranked spans; bridge_options (a multi-hop question's follow-up names); labelled_spans (a
   unit's answer spans, each with its column or key; the trainer's question synthesis builds on it); the likelihood

@@ -31,6 +31,8 @@ eval_app = typer.Typer(
   deepresearch eval compare out/base out/trained
   deepresearch eval report out/base
   deepresearch eval unanswerable --questions qa.jsonl --corpus corpus.jsonl --split dev --limit 40 --out out/unans
+  deepresearch eval rephrase --questions my-questions.jsonl --as request --out out/asked.jsonl
+  deepresearch eval rephrase --dataset demo --as thanks --limit 50 --out out/thanks.jsonl
 Dataset format: docs/evals.md. A killed eval resumes where it stopped (same --out).""",
 )
 
@@ -294,6 +296,36 @@ def unanswerable(
         raise fail(str(exc)) from None
     out.print(f"{made.kept} unanswerable questions ({made.skipped} skipped), {made.removed_docs} documents taken "
               f"out: {made.questions}, {made.corpus}", markup=False, highlight=False)
+
+
+@eval_app.command("rephrase")
+def rephrase(
+    questions: Path | None = typer.Option(None, "--questions", help="a questions.jsonl"),
+    dataset: str | None = typer.Option(None, "--dataset", help="a bundled QA set instead of --questions: demo"),
+    out_file: Path = typer.Option(..., "--out", help="writes the rephrased questions.jsonl here"),
+    phrasing: str = typer.Option(..., "--as", help="request, imperative, thanks, reason or lowercase"),
+    limit: int | None = typer.Option(None, "--limit", help="only the first N questions of the file"),
+) -> None:
+    """Ask a question set the way people ask ("Do you know what … is?", "… Thanks!"): same ids, golds and documents,
+    so `eval compare` pairs a run on it with a run on the set as written."""
+    from deepresearch.evals.data.dataset import DatasetError
+    from deepresearch.evals.data.rephrase import rephrase as rephrase_set
+
+    corpus = None
+    if dataset is not None:
+        questions, corpus = dataset_paths(dataset, questions, None)
+    if questions is None:
+        raise fail("--questions FILE or --dataset NAME is required")
+    if limit is not None and limit < 1:
+        raise fail(f"--limit must be at least 1 (got {limit})")
+    try:
+        made = rephrase_set(questions, out_file, phrasing, limit=limit)
+    except DatasetError as exc:
+        raise fail(str(exc)) from None
+    out.print(f"{made.kept} questions asked as {made.phrasing} ({made.skipped} of another shape left out): "
+              f"{made.questions}", markup=False, highlight=False)
+    if corpus is not None:
+        out.print(f"its corpus: {corpus}", markup=False, highlight=False)
 
 
 @eval_app.command("report")

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from ..document.evidence import EvidenceSentence
 from ..document.text import normalise
 from ..language.answer_form import YES_NO, answer_choices
+from ..language.phrasing import cased_like, direct_question
 from .candidates import BRIDGE_W, Candidate, asks_person, rank_candidates
 from .comparison import OptionChoice, choose_option
 from .offices import is_office
@@ -50,6 +51,7 @@ def answer_options(question: str, sentences: list[EvidenceSentence], *, pool: in
     """The answer options for this question and this evidence: yes/no or "A or B" narrowed to the one the
     evidence decides for, when it decides; otherwise the `pool` best-ranked spans of the evidence (`bridges`:
     the entities its follow-up hops searched, poor answers themselves)."""
+    question = cased_like(direct_question(question), (s.text for s in sentences))
     choices = answer_choices(question)
     if choices is None:
         return AnswerOptions(None, None, rank_candidates(question, sentences, k=pool, bridges=bridges))
@@ -65,6 +67,7 @@ def bridge_options(question: str, sentences: list[EvidenceSentence], searched: C
     """The `offered` names offered as a multi-hop question's bridge, best-ranked first: names of the sentences
     read that the run has not searched yet (`searched`, normalised). Training sets offer the same
     (train/bridge_examples.py)."""
+    question = cased_like(direct_question(question), (s.text for s in sentences))
     ranked = rank_candidates(question, sentences, k=offered + len(searched), kind="name", weights=BRIDGE_W,
                              follow_links=False)
     if asks_person(question):  # "booked through the Deputy Site Warden": who holds the office is the next hop

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from .comparatives import COMPARATIVE_WORDS
+from .phrasing import direct_question
 from .spans import NAME_CONNECTORS
 
 NOT_FOUND = "not found"
@@ -56,6 +57,7 @@ _SMALL_WORDS = NAME_CONNECTORS | {"and"}
 
 def answer_choices(question: str) -> list[str] | None:
     """The answers the question allows besides "not found", or None when it does not say."""
+    question = direct_question(question)
     text = " ".join(question.split())
     words = text.split(" ")
     asking = asking_sentence(text).split(" ")

@@ -18,6 +18,7 @@ import re
 
 from .answer_form import without_setting
 from .countries import country_mentions
+from .phrasing import direct_question
 from .spans import CURRENCY, CURRENCY_CODES, AnswerKind, Span, name_spans, spans_of
 
 ASKS_YEAR = re.compile(r"\b(what|which)\s+year\b", re.IGNORECASE)
@@ -123,6 +124,7 @@ _UNIT_OR_CURRENCY = re.compile(rf"[€£$¥%]|\d\s?[A-Za-z°]|\b(?:{CURRENCY_COD
 
 def answer_kind(question: str) -> AnswerKind:
     """What the question asks for: a date or year, a time of day, a number, a code, or (the default) a name."""
+    question = direct_question(question)
     question = without_setting(question)
     if _CODE_Q.search(question):
         return "code"

@@ -16,6 +16,7 @@ import re
 from typing import Literal
 
 from ..document.text import without_disambiguation
+from .phrasing import direct_question
 from .spans import name_spans, question_names
 from .words import content_words, stem
 
@@ -68,6 +69,7 @@ def _plain(question: str) -> str:
 
 def question_kind(question: str) -> QuestionKind:
     """"open" when the question asks for an explanation, a comparison, a summary or a list; else "factoid"."""
+    question = direct_question(question)
     text = _plain(question)
     if not text or _TITLE_HOW_TO.match(question.strip()):
         return "factoid"
@@ -105,6 +107,7 @@ _MAX_PART_CHARS = 80
 
 def question_parts(question: str) -> list[str]:
     """The things an open question compares or covers one by one, in its order (at least two), or []."""
+    question = direct_question(question)
     text = " ".join(question.split()).rstrip("?.! ")
     text = _POLITE.sub("", text[:1].lower() + text[1:]) if _POLITE.match(text.lower()) else text
     for pattern in _PART_PATTERNS:
@@ -238,6 +241,7 @@ def speaks_of(question: str, text: str, title: str = "") -> bool:
     unnamed topic — in its opening words, where a sentence says what it is about. "It was directed by Mike B.
     Anderson" on the page "The Secret War of Lisa Simpson" does not speak of Lisa Simpson, nor does "The Port of San
     Francisco …" of "the University of California, San Francisco"."""
+    question = direct_question(question)
     frame = _frame_stems(question)
     subjects, kind = _subjects(question, frame)
     named = kind != "topic"
@@ -263,6 +267,7 @@ def asks_beyond_names(question: str, query: str) -> bool:
     """Whether a step's query searches something the question asks besides the names it gives: "Spoke & Sprocket
     Co-op" alone, under "List the chains the co-op stocks", finds the co-op's pages, and its volunteers' rota is about
     that query but not about chains. (A question comparing things searches each by its name: `question_parts`.)"""
+    question = direct_question(question)
     names = {stem(w) for s in question_names(question) for w in content_words(s.text)}
     asked = {stem(w) for w in content_words(question)} - names
     return bool(({stem(w) for w in content_words(query)} - names) & asked)

@@ -32,6 +32,7 @@ from ..document.text import normalise, without_disambiguation
 from ..language.countries import DEMONYMS
 from ..language.kinds import words_answered
 from ..language.open_questions import framing_words, opening_stems
+from ..language.phrasing import cased_like, direct_question
 from ..language.spans import name_spans, question_names
 from ..language.words import content_words, stem
 
@@ -120,6 +121,7 @@ def _cell_stems(sent: EvidenceSentence) -> set[str]:
 
 def texts_about(question: str, texts: Sequence[str], least: float) -> list[str]:
     """The texts (recalled notes, say) that cover at least `least` of the question, one of its names among it."""
+    question = direct_question(question)
     units = [EvidenceSentence(t, i) for i, t in enumerate(texts)]
     words = question_words(question, units)
     return [u.text for u in units if coverage(words, unit_stems(u)).score >= least]
@@ -130,6 +132,7 @@ class RelevanceReader:
 
     def __init__(self, question: str, units: Sequence[EvidenceSentence]):
         self.units = list(units)
+        question = cased_like(direct_question(question), (u.text for u in self.units))
         self.words = question_words(question, self.units)
         self._stems = [unit_stems(u) for u in self.units]
         self._names = [_names(u) for u in self.units]
