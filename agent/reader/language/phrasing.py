@@ -13,10 +13,11 @@ yes/no question, and a request naming the thing wanted. A request for a report (
 is left to `open_questions`; a question already direct is returned as it is.
 
 A question typed all in lower case ("who runs the monday puppy class") names nothing to rules that know a name by its
-capitals. `cased_like` writes its words as the evidence writes them inside its sentences ("Monday"), where the
-evidence writes them capitalised more often than not. Notes capitalise common words in their headings and labels
-("Power Cut", "Account Manager"), so some become names too: with the reader alone, lowercased pool train questions
-right 147 → 160, lowercased notes tuning sets 64 → 59 right but unanswerable "not found" 22 → 26 of 30.
+capitals. `cased_like` writes its words as the evidence writes them inside its prose sentences ("Monday"), where the
+evidence writes them capitalised more often than not. Headings, table rows and "Key: value" lines are not counted:
+notes capitalise common words there ("Power Cut", "Account Manager"). With the reader alone, lower-cased pool train
+questions right 147 → 165 (169 as written), lower-cased notes tuning sets 64 → 60 right but unanswerable "not found"
+22 → 25 of 30 (dev/results/question-phrasing/).
 """
 
 from __future__ import annotations
@@ -120,9 +121,11 @@ def _asked(clause: str) -> str:
 
 
 _WORD = re.compile(r"[^\W\d_][\w'’\-]*")
-# A word a sentence, a line, a cell or a list item opens with is capitalised whatever it is: not counted.
+# A prose sentence ends as one; a heading, a table row or a "Key: value" line does not.
 _PROSE_END = re.compile(r"[.!?][\"”’')\]]*\s*$")
+# The next word capitalised: a name's first word ("Ulrich Walter").
 _NAME_NEXT = re.compile(r" [^\W\d_a-z]")
+# A word a sentence, a line, a cell or a list item opens with is capitalised whatever it is: not counted.
 _OPENING = re.compile(r"(?:^|[.!?:;|#*>\n•]|\s-)\s*$")
 
 
