@@ -303,7 +303,7 @@ def rephrase(
     questions: Path | None = typer.Option(None, "--questions", help="a questions.jsonl"),
     dataset: str | None = typer.Option(None, "--dataset", help="a bundled QA set instead of --questions: demo"),
     out_file: Path = typer.Option(..., "--out", help="writes the rephrased questions.jsonl here"),
-    phrasing: str = typer.Option(..., "--as", help="request, imperative, thanks, reason or lowercase"),
+    phrasing: str = typer.Option(..., "--as", help="request, imperative, thanks, reason, lowercase or keywords"),
     limit: int | None = typer.Option(None, "--limit", help="only the first N questions of the file"),
 ) -> None:
     """Ask a question set the way people ask ("Do you know what … is?", "… Thanks!"): same ids, golds and documents,

@@ -8,6 +8,7 @@ Each phrasing keeps what a question asks and changes only how it is put:
     thanks      "What is the fax number?"  → "What is the fax number? Thanks!"
     reason      "What is the fax number?"  → "What is the fax number? I need it for a form I'm filling in."
     lowercase   "What is the fax number?"  → "what is the fax number"
+    keywords    "What is the practice's fax number?"  → "practice's fax number" (as typed into a search box)
 
 A rephrased set keeps each question's id, gold answer and documents, so `eval compare` of a run on it against a run
 on the set as written pairs the same questions. Only wh-questions are wrapped as requests, and a question that
@@ -30,6 +31,14 @@ _WH_COPULA = re.compile(r"^(what|who|where|when)(?:'s|’s|\s+(is|are|was|were))
                         r"its|this|that|these|those)\b[^?]*?)\s*\??$", re.IGNORECASE)
 _WHAT_IS_THE = re.compile(r"^what(?:'s|’s|\s+is)\s+((?:the|our|my|your|their)\b[^?]*?)\s*\??$", re.IGNORECASE)
 _REQUESTS = ("Do you know {}?", "Can you tell me {}?", "I'd like to know {}.", "Any idea {}?")
+# The words a keyword query leaves out: the question's form (wh-words, auxiliaries, pronouns) and small words.
+_FORM_WORDS = frozenset({
+    "a", "an", "the", "of", "in", "on", "at", "to", "for", "from", "by", "with", "and", "or", "is", "are",
+    "was", "were", "be", "been", "do", "does", "did", "can", "could", "should", "would", "will", "shall",
+    "may", "might", "must", "has", "have", "had", "what", "which", "who", "whom", "whose", "where", "when",
+    "why", "how", "we", "our", "us", "i", "my", "me", "you", "your", "it", "its", "this", "that", "these",
+    "those", "there",
+})
 _REASONS = ("I need it for a form I'm filling in.", "My colleague asked me this morning.",
             "I couldn't find it myself.")
 
@@ -66,8 +75,14 @@ def _lowercase(question: str, n: int) -> str | None:
     return question.strip().rstrip("?").rstrip().lower()
 
 
+def _keywords(question: str, n: int) -> str | None:
+    words = [w for w in question.strip().rstrip("?").split() if w.lower().strip(",.;:") not in _FORM_WORDS]
+    return " ".join(words) or None
+
+
 PHRASINGS: dict[str, Callable[[str, int], str | None]] = {
     "request": _request, "imperative": _imperative, "thanks": _thanks, "reason": _reason, "lowercase": _lowercase,
+    "keywords": _keywords,
 }
 
 

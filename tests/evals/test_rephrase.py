@@ -67,7 +67,8 @@ def test_the_command_writes_the_set_and_fails_in_one_line(tmp_path: Path, monkey
     assert all(q.question.endswith("Thanks!") for q in load_questions(tmp_path / "t.jsonl"))
     one_line_failure(run("eval", "rephrase", "--questions", _questions(tmp_path), "--out", tmp_path / "u.jsonl",
                          "--as", "shouting"),
-                     "unknown phrasing 'shouting': choose one of request, imperative, thanks, reason, lowercase")
+                     "unknown phrasing 'shouting': choose one of request, imperative, thanks, reason, lowercase, "
+                     "keywords")
     one_line_failure(run("eval", "rephrase", "--questions", tmp_path / "missing.jsonl", "--out", tmp_path / "u.jsonl",
                          "--as", "thanks"), f"{tmp_path / 'missing.jsonl'}: no such file")
 
@@ -84,3 +85,10 @@ def test_the_command_takes_a_bundled_set_and_a_limit_and_names_its_corpus(tmp_pa
     one_line_failure(run("eval", "rephrase", "--dataset", "demo", "--as", "thanks", "--limit", "0", "--out",
                          tmp_path / "u.jsonl"), "--limit must be at least 1 (got 0)")
     assert not (tmp_path / "u.jsonl").exists()
+
+
+def test_keywords_keep_what_is_asked_about_and_drop_the_question_form(tmp_path: Path):
+    made = rephrase(_questions(tmp_path), tmp_path / "k.jsonl", "keywords")
+    asked = {q.id: q.question for q in load_questions(made.questions)}
+    assert asked["a"] == "practice's fax number" and asked["b"] == "runs Monday puppy class"
+    assert asked["c"] == "heavier, T03 T04"
