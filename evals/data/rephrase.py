@@ -43,10 +43,6 @@ _REASONS = ("I need it for a form I'm filling in.", "My colleague asked me this 
             "I couldn't find it myself.")
 
 
-def _lower_first(text: str) -> str:
-    return text[:1].lower() + text[1:]
-
-
 def _request(question: str, n: int) -> str | None:
     text = question.strip()
     if not _WH.match(text) or " or " in text.lower():
@@ -54,7 +50,8 @@ def _request(question: str, n: int) -> str | None:
     if (m := _WH_COPULA.match(text)) is not None:
         clause = f"{m.group(1).lower()} {m.group(3)} {(m.group(2) or 'is').lower()}"
     else:
-        clause = _lower_first(text.rstrip("?").rstrip())
+        clause = text.rstrip("?").rstrip()
+        clause = clause[:1].lower() + clause[1:]
     return _REQUESTS[n % len(_REQUESTS)].format(clause)
 
 

@@ -47,13 +47,15 @@ _GREETED = re.compile(rf"^{_GREETING}", re.IGNORECASE)
 _WRAPPED = re.compile(rf"^(?:please[,\s]+)?{_REQUEST}(?:[,\s]+please)?[,:\s]+(?P<rest>.+?)[\s?.!]*$", re.IGNORECASE)
 _WH = re.compile(r"(?:what|which|who|whom|whose|where|when|why|how)\b", re.IGNORECASE)
 _IF = re.compile(r"(?:if|whether)\s+(?P<clause>.+)$", re.IGNORECASE)
+# The words a noun phrase opens with: "the gate code", "our VAT number".
+_DETERMINER = r"(?:the|our|my|your|their|his|her|its|this|that|these|those)"
 # An embedded "what the fax number is": the bare wh-word, a phrase, and its copula last.
-_COPULA_LAST = re.compile(r"^(?P<wh>what|who|where|when)\s+(?P<np>(?:(?:the|our|my|your|their|his|her|its|this|that|"
-                          r"these|those)\b.+?|it|they|he|she))\s+(?P<be>is|are|was|were)$", re.IGNORECASE)
+_COPULA_LAST = re.compile(rf"^(?P<wh>what|who|where|when)\s+(?P<np>{_DETERMINER}\b.+?|it|they|he|she)\s+"
+                          r"(?P<be>is|are|was|were)$", re.IGNORECASE)
 _AUXILIARY = re.compile(r"\b(?:is|are|was|were|can|could|will|would|should|shall|has|have|had|do|does|did|must|may|"
                         r"might)\b", re.IGNORECASE)
-# A thing wanted, named by its phrase: "the gate code", "our VAT number"; not "about …" (a report).
-_THING = re.compile(r"(?:the|our|my|your|their|his|her|its|this|that|these|those)\s+\S", re.IGNORECASE)
+# A thing wanted, named by its phrase; not "about …" (a report).
+_THING = re.compile(rf"{_DETERMINER}\s+\S", re.IGNORECASE)
 
 
 # A new sentence begins after ".", "!" or "?" with a word sentences open with, not a name's next word ("Ignite!
